@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// What every tool shares: exit codes (0 ok, 1 runtime error, 2 usage error), the message
+/// `tool: error: <file>: <what>`, quiet exit on a closed pipe, -q/-v/--device options, and
+/// PRESTO/SIGPROC single-dash long flags (-zmax) as aliases of GNU ones (--zmax).
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "fastpsr/device.hpp"
+
+namespace fastpsr::app {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntime = 1;
+inline constexpr int kExitUsage = 2;
+
+/// Runs `body` with the common handling of errors; use as `return run_tool("dedisp", argc, argv, body);`.
+int run_tool(std::string_view tool, int argc, char** argv, const std::function<int(int, char**)>& body);
+
+/// Thrown by parse(): carries the exit code when parsing ended the run (help: 0, error: 2).
+struct ParseExit {
+  int code;
+};
+/// Parses with CLI11; prints help/version or the usage error, then throws ParseExit.
+void parse(CLI::App& app, int argc, char** argv);
+/// As parse(), over arguments already split (after single-dash normalisation).
+void parse(CLI::App& app, std::vector<std::string> args);
+
+/// Rewrites "-name" to "--name" for each single-dash long flag in `names` (also "-name=value").
+std::vector<std::string> normalize_single_dash(int argc, char** argv, const std::vector<std::string>& names);
+
+struct CommonOptions {
+  bool quiet = false;
+  int verbose = 0;
+  std::string device = "auto";
+};
+/// -q/--quiet, -v/--verbose (repeat for more), and with `with_device` --device.
+void add_common_options(CLI::App& app, CommonOptions& opts, bool with_device);
+/// Sets the log level from the options.
+void apply_common_options(const CommonOptions& opts);
+/// Resolves --device and logs the choice at -v (at normal level when auto falls back to the CPU).
+DeviceChoice choose_device(const CommonOptions& opts);
+
+/// A usage error raised by a tool after parsing (exit 2).
+[[noreturn]] void usage_error(const std::string& message);
+
+}  // namespace fastpsr::app

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The run-time backend choice (design.md: `--device auto|cpu|gpu[:N]`). `auto` takes GPU 0
+/// when there is one and says so; `gpu` where there is none is an error, never a fallback.
+#include "fastpsr/device.hpp"
+
+namespace fastpsr {
+
+/// True when this build contains the CUDA backend.
+bool built_with_cuda() noexcept;
+/// Number of usable GPUs (0 in a CPU-only build).
+int gpu_count() noexcept;
+/// Resolves a --device value; throws Error(unsupported|resource) for an unusable GPU request.
+DeviceChoice resolve_device(const DeviceSpec& spec);
+
+}  // namespace fastpsr

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fastpsr/dedisp.hpp"
+#include "fastpsr/error.hpp"
+
+namespace fastpsr {
+
+DelayModel parse_delay_model(std::string_view text) {
+  if (text == "presto") return DelayModel::presto;
+  if (text == "sigproc") return DelayModel::sigproc;
+  throw Error(ErrorCode::invalid_argument, fmt::format("delay model '{}' is not presto or sigproc", text));
+}
+
+std::string_view to_string(DelayModel m) { return m == DelayModel::presto ? "presto" : "sigproc"; }
+
+double dm_constant(DelayModel m) { return m == DelayModel::presto ? 1.0 / 0.000241 : 4148.741601; }
+
+double dm_delay_s(DelayModel m, double dm, double f_mhz, double f_ref_mhz) {
+  if (m == DelayModel::presto) {
+    // PRESTO: delay_from_dm(dm, f) = dm / (0.000241 * f * f), differenced against the reference.
+    return dm / (0.000241 * f_mhz * f_mhz) - dm / (0.000241 * f_ref_mhz * f_ref_mhz);
+  }
+  // SIGPROC dmdelay(): 4148.741601 * (1/f1^2 - 1/f2^2) * dm.
+  return 4148.741601 * (1.0 / (f_mhz * f_mhz) - 1.0 / (f_ref_mhz * f_ref_mhz)) * dm;
+}
+
+DedispInput DedispInput::from_header(const SigprocHeader& h) {
+  if (h.nifs != 1) {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("dedispersion needs nifs = 1 (total intensity); the file has nifs = {}", h.nifs));
+  }
+  DedispInput in;
+  in.nchans = h.nchans;
+  in.fch1_mhz = h.fch1;
+  in.foff_mhz = h.foff;
+  in.tsamp_s = h.tsamp;
+  in.nbits = h.nbits;
+  in.is_signed = h.data_signed();
+  in.chan_freq_mhz.resize(static_cast<std::size_t>(h.nchans));
+  for (int c = 0; c < h.nchans; ++c) in.chan_freq_mhz[static_cast<std::size_t>(c)] = h.channel_freq_mhz(c);
+  return in;
+}
+
+namespace {
+
+// PRESTO derives channel frequencies from the lowest channel upwards (lofreq + i * chan_wid),
+// not from fch1 downwards; the two differ in the last bits, which can move a rounding.
+std::vector<double> presto_frequencies(const DedispInput& in) {
+  const auto n = static_cast<std::size_t>(in.nchans);
+  const bool regular = in.foff_mhz != 0.0 && !in.chan_freq_mhz.empty() &&
+                       in.chan_freq_mhz.front() == in.fch1_mhz;
+  if (!regular || in.foff_mhz > 0.0) return in.chan_freq_mhz;
+  const double wid = std::fabs(in.foff_mhz);
+  const double lo = in.fch1_mhz - static_cast<double>(in.nchans - 1) * wid;
+  std::vector<double> f(n);
+  for (std::size_t c = 0; c < n; ++c) f[c] = lo + static_cast<double>(n - 1 - c) * wid;
+  return f;
+}
+
+std::int64_t nearest_long(double x) {
+  return x < 0.0 ? static_cast<std::int64_t>(x - 0.5) : static_cast<std::int64_t>(x + 0.5);
+}
+
+}  // namespace
+
+DedispPlan make_dedisp_plan(const DedispProblem& problem) {
+  const DedispInput& in = problem.input;
+  FASTPSR_EXPECTS(in.nchans > 0, "dedispersion needs at least one channel, got {}", in.nchans);
+  FASTPSR_EXPECTS(static_cast<int>(in.chan_freq_mhz.size()) == in.nchans, "{} channel frequencies for {} channels",
+                  in.chan_freq_mhz.size(), in.nchans);
+  FASTPSR_EXPECTS(in.tsamp_s > 0.0, "sample time must be positive, got {} s", in.tsamp_s);
+  FASTPSR_EXPECTS(!problem.dms.empty(), "the DM list is empty");
+  FASTPSR_EXPECTS(problem.downsample >= 1, "downsampling factor must be at least 1, got {}", problem.downsample);
+  for (double dm : problem.dms) {
+    FASTPSR_EXPECTS(std::isfinite(dm) && dm >= 0.0, "DM trials must be finite and non-negative, got {}", dm);
+  }
+  FASTPSR_EXPECTS(problem.keep.empty() || static_cast<int>(problem.keep.size()) == in.nchans,
+                  "channel mask has {} entries for {} channels", problem.keep.size(), in.nchans);
+  FASTPSR_EXPECTS(problem.keep.empty() || std::any_of(problem.keep.begin(), problem.keep.end(), [](auto k) { return k; }),
+                  "every channel is killed: nothing left to dedisperse");
+  for (double f : in.chan_freq_mhz) {
+    FASTPSR_EXPECTS(std::isfinite(f) && f > 0.0, "channel frequencies must be positive, got {} MHz", f);
+  }
+
+  DedispPlan plan;
+  plan.problem = problem;
+  const auto nchans = static_cast<std::size_t>(in.nchans);
+  const double out_tsamp = in.tsamp_s * problem.downsample;
+  std::vector<double> freqs;
+  if (problem.model == DelayModel::presto) {
+    freqs = presto_frequencies(in);
+    plan.ref_freq_mhz = *std::max_element(freqs.begin(), freqs.end());
+  } else {
+    freqs = in.chan_freq_mhz;
+    plan.ref_freq_mhz = freqs.front();
+  }
+  plan.delays.resize(problem.dms.size() * nchans);
+  plan.dm_max_delay.assign(problem.dms.size(), 0);
+  for (std::size_t i = 0; i < problem.dms.size(); ++i) {
+    std::int32_t dmax = 0;
+    for (std::size_t c = 0; c < nchans; ++c) {
+      const double d = dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp;
+      const std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
+      if (s < 0) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "
+                                "model: the sigproc model needs channel 0 to be the highest (foff < 0)",
+                                c, freqs[c], plan.ref_freq_mhz, to_string(problem.model)));
+      }
+      FASTPSR_EXPECTS(s <= std::numeric_limits<std::int32_t>::max() / 4, "DM {} needs an absurd delay of {} samples",
+                      problem.dms[i], s);
+      plan.delays[i * nchans + c] = static_cast<std::int32_t>(s);
+      if (plan.channel_kept(static_cast<int>(c))) dmax = std::max(dmax, static_cast<std::int32_t>(s));
+    }
+    plan.dm_max_delay[i] = dmax;
+  }
+  plan.max_delay = *std::max_element(plan.dm_max_delay.begin(), plan.dm_max_delay.end());
+  plan.min_dm_max_delay = *std::min_element(plan.dm_max_delay.begin(), plan.dm_max_delay.end());
+  return plan;
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Byte streams: the one way the library reads and writes bytes. Files, stdin/stdout ("-")
+/// and memory share these interfaces so that every reader and writer works on all three.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fastpsr {
+
+/// A source of bytes read front to back. Reads may be shorter than asked only at the end.
+class ByteSource {
+ public:
+  explicit ByteSource(std::string name) : name_(std::move(name)) {}
+  virtual ~ByteSource() = default;
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  /// Reads up to n bytes into dst; returns the number read, fewer than n only at end of data.
+  /// Throws Error(io) on a read error.
+  std::size_t read(void* dst, std::size_t n);
+  /// Reads exactly n bytes or throws Error(format) naming `what` ("header", "data", ...).
+  void read_exact(void* dst, std::size_t n, const char* what);
+  /// Returns up to n bytes from the front without consuming them (format detection).
+  std::span<const std::uint8_t> peek(std::size_t n);
+  /// Skips n bytes (seeks when it can, reads otherwise); returns the number skipped.
+  std::uint64_t skip(std::uint64_t n);
+
+  /// Bytes consumed so far.
+  [[nodiscard]] std::uint64_t position() const noexcept { return position_; }
+  /// Total size when known (regular files, memory), else nullopt (pipes).
+  [[nodiscard]] virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+  /// The path given by the user ("-" shows as "<stdin>"), for messages.
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+ protected:
+  /// One read from the underlying object; 0 means end of data.
+  virtual std::size_t read_some(void* dst, std::size_t n) = 0;
+  /// Seeks forward by n bytes from the current underlying position if possible.
+  virtual bool seek_forward(std::uint64_t /*n*/) { return false; }
+
+ private:
+  std::string name_;
+  std::vector<std::uint8_t> peeked_;  // bytes read ahead by peek(), served first
+  std::size_t peeked_pos_ = 0;
+  std::uint64_t position_ = 0;
+};
+
+/// A destination of bytes. A file sink writes to a temporary name in the target directory and
+/// renames it on commit(); destroying an uncommitted file sink removes the temporary, so a
+/// failed run never leaves a file that looks finished.
+class ByteSink {
+ public:
+  explicit ByteSink(std::string name) : name_(std::move(name)) {}
+  virtual ~ByteSink() = default;
+  ByteSink(const ByteSink&) = delete;
+  ByteSink& operator=(const ByteSink&) = delete;
+
+  /// Writes all n bytes or throws Error(io) (BrokenPipe when the reader of a pipe went away).
+  virtual void write(const void* src, std::size_t n) = 0;
+  virtual void flush() {}
+  /// Finishes the output: flushes and, for files, renames the temporary to the final name.
+  virtual void commit() { flush(); }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// Bytes written so far.
+  [[nodiscard]] std::uint64_t position() const noexcept { return position_; }
+
+ protected:
+  std::uint64_t position_ = 0;
+
+ private:
+  std::string name_;
+};
+
+/// Opens a file for reading; "-" is stdin. Throws Error(io) naming the path.
+std::unique_ptr<ByteSource> open_source(const std::string& path);
+/// A source over bytes in memory (the bytes are copied).
+std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::string name = "<memory>");
+
+/// Opens a file for writing through a temporary name; "-" is stdout (written directly).
+std::unique_ptr<ByteSink> open_sink(const std::string& path);
+
+/// A sink that keeps what is written in memory.
+class MemorySink final : public ByteSink {
+ public:
+  explicit MemorySink(std::string name = "<memory>") : ByteSink(std::move(name)) {}
+  void write(const void* src, std::size_t n) override;
+  [[nodiscard]] const std::vector<std::uint8_t>& bytes() const noexcept { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
+/// Reads a whole file (or stdin) into memory.
+std::vector<std::uint8_t> read_all(const std::string& path);
+/// Writes bytes to a file atomically (temporary + rename).
+void write_all(const std::string& path, std::span<const std::uint8_t> bytes);
+
+}  // namespace fastpsr

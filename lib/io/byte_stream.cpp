@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/byte_stream.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr {
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+class FdSource final : public ByteSource {
+ public:
+  FdSource(int fd, std::string name, bool owns) : ByteSource(std::move(name)), fd_(fd), owns_(owns) {
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_ = static_cast<std::uint64_t>(st.st_size);
+      seekable_ = true;
+    }
+  }
+  ~FdSource() override {
+    if (owns_) ::close(fd_);
+  }
+  [[nodiscard]] std::optional<std::uint64_t> size() const override { return size_; }
+
+ protected:
+  std::size_t read_some(void* dst, std::size_t n) override {
+    for (;;) {
+      const ssize_t got = ::read(fd_, dst, std::min<std::size_t>(n, std::size_t{1} << 30));
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno == EINTR) continue;
+      if (errno == EISDIR) throw Error(ErrorCode::io, "is a directory, not a file", name());
+      throw Error(ErrorCode::io, "read failed: " + errno_text(errno), name());
+    }
+  }
+  bool seek_forward(std::uint64_t n) override {
+    if (!seekable_) return false;
+    return ::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) >= 0;
+  }
+
+ private:
+  int fd_;
+  bool owns_;
+  bool seekable_ = false;
+  std::optional<std::uint64_t> size_;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::vector<std::uint8_t> bytes, std::string name)
+      : ByteSource(std::move(name)), bytes_(std::move(bytes)) {}
+  [[nodiscard]] std::optional<std::uint64_t> size() const override { return bytes_.size(); }
+
+ protected:
+  std::size_t read_some(void* dst, std::size_t n) override {
+    const std::size_t k = std::min(n, bytes_.size() - pos_);
+    if (k > 0) std::memcpy(dst, bytes_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  bool seek_forward(std::uint64_t n) override {
+    pos_ += static_cast<std::size_t>(std::min<std::uint64_t>(n, bytes_.size() - pos_));
+    return true;
+  }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
+// Writes through a buffer so that the many small writes of a header cost one system call.
+class FdSink : public ByteSink {
+ public:
+  FdSink(int fd, std::string name) : ByteSink(std::move(name)), fd_(fd) { buffer_.reserve(kBuffer); }
+  ~FdSink() override = default;
+  void write(const void* src, std::size_t n) override {
+    const auto* p = static_cast<const std::uint8_t*>(src);
+    position_ += n;
+    if (buffer_.size() + n <= kBuffer) {
+      buffer_.insert(buffer_.end(), p, p + n);
+      return;
+    }
+    flush();
+    if (n >= kBuffer) {
+      write_fd(p, n);
+    } else {
+      buffer_.assign(p, p + n);
+    }
+  }
+  void flush() override {
+    if (!buffer_.empty()) write_fd(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+
+ protected:
+  int fd_;
+
+ private:
+  static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  void write_fd(const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t put = ::write(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30));
+      if (put < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EPIPE) throw BrokenPipe(name());
+        throw Error(ErrorCode::io, "write failed: " + errno_text(errno), name());
+      }
+      p += put;
+      n -= static_cast<std::size_t>(put);
+    }
+  }
+  std::vector<std::uint8_t> buffer_;
+};
+
+class StdoutSink final : public FdSink {
+ public:
+  StdoutSink() : FdSink(STDOUT_FILENO, "<stdout>") {}
+  ~StdoutSink() override {
+    try {
+      flush();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): destructors must not throw; commit() reports
+    }
+  }
+};
+
+class AtomicFileSink final : public FdSink {
+ public:
+  AtomicFileSink(int fd, std::string final_path, std::string temp_path)
+      : FdSink(fd, final_path), final_(std::move(final_path)), temp_(std::move(temp_path)) {}
+  ~AtomicFileSink() override {
+    if (!committed_) {
+      ::close(fd_);
+      ::unlink(temp_.c_str());
+    }
+  }
+  void commit() override {
+    flush();
+    if (::close(fd_) != 0) {
+      const int err = errno;
+      ::unlink(temp_.c_str());
+      committed_ = true;
+      throw Error(ErrorCode::io, "write failed: " + errno_text(err), name());
+    }
+    committed_ = true;
+    if (::rename(temp_.c_str(), final_.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(temp_.c_str());
+      throw Error(ErrorCode::io, "cannot rename temporary file into place: " + errno_text(err), name());
+    }
+  }
+
+ private:
+  std::string final_;
+  std::string temp_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+std::size_t ByteSource::read(void* dst, std::size_t n) {
+  auto* out = static_cast<std::uint8_t*>(dst);
+  std::size_t done = 0;
+  if (peeked_pos_ < peeked_.size()) {
+    const std::size_t k = std::min(n, peeked_.size() - peeked_pos_);
+    std::memcpy(out, peeked_.data() + peeked_pos_, k);
+    peeked_pos_ += k;
+    done = k;
+    if (peeked_pos_ == peeked_.size()) {
+      peeked_.clear();
+      peeked_pos_ = 0;
+    }
+  }
+  while (done < n) {
+    const std::size_t got = read_some(out + done, n - done);
+    if (got == 0) break;
+    done += got;
+  }
+  position_ += done;
+  return done;
+}
+
+void ByteSource::read_exact(void* dst, std::size_t n, const char* what) {
+  const std::uint64_t start = position_;
+  const std::size_t got = read(dst, n);
+  if (got != n) {
+    throw Error(ErrorCode::format,
+                fmt::format("unexpected end of file in the {} at byte {} ({} of {} bytes read)", what,
+                            start, got, n),
+                name());
+  }
+}
+
+std::span<const std::uint8_t> ByteSource::peek(std::size_t n) {
+  const std::size_t have = peeked_.size() - peeked_pos_;
+  if (have < n) {
+    if (peeked_pos_ > 0) {
+      peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_pos_));
+      peeked_pos_ = 0;
+    }
+    const std::size_t old = peeked_.size();
+    peeked_.resize(n);
+    std::size_t done = old;
+    while (done < n) {
+      const std::size_t got = read_some(peeked_.data() + done, n - done);
+      if (got == 0) break;
+      done += got;
+    }
+    peeked_.resize(done);
+  }
+  return {peeked_.data() + peeked_pos_, std::min(n, peeked_.size() - peeked_pos_)};
+}
+
+std::uint64_t ByteSource::skip(std::uint64_t n) {
+  std::uint64_t done = 0;
+  const std::size_t buffered = peeked_.size() - peeked_pos_;
+  if (buffered > 0) {
+    const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n, buffered));
+    peeked_pos_ += k;
+    done += k;
+    position_ += k;
+  }
+  if (done < n) {
+    const std::uint64_t want = n - done;
+    const auto total = size();
+    if (total && position_ + want <= *total && seek_forward(want)) {
+      position_ += want;
+      return n;
+    }
+    std::vector<std::uint8_t> scratch(std::size_t{1} << 20);
+    while (done < n) {
+      const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, scratch.size()));
+      const std::size_t got = read(scratch.data(), k);
+      done += got;
+      if (got < k) break;
+    }
+  }
+  return done;
+}
+
+std::unique_ptr<ByteSource> open_source(const std::string& path) {
+  if (path == "-") return std::make_unique<FdSource>(STDIN_FILENO, "<stdin>", false);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorCode::io, "cannot open for reading: " + errno_text(errno), path);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(ErrorCode::io, "is a directory, not a file", path);
+  }
+  return std::make_unique<FdSource>(fd, path, true);
+}
+
+std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::string name) {
+  return std::make_unique<MemorySource>(std::move(bytes), std::move(name));
+}
+
+std::unique_ptr<ByteSink> open_sink(const std::string& path) {
+  if (path == "-") return std::make_unique<StdoutSink>();
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::string leaf = ".";
+  leaf.append(target.filename().string()).append(".tmp.XXXXXX");
+  std::string temp = (dir / leaf).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    throw Error(ErrorCode::io, fmt::format("cannot create output file: {}", errno_text(errno)), path);
+  }
+  ::fchmod(fd, 0644);
+  return std::make_unique<AtomicFileSink>(fd, path, temp);
+}
+
+void MemorySink::write(const void* src, std::size_t n) {
+  const auto* p = static_cast<const std::uint8_t*>(src);
+  bytes_.insert(bytes_.end(), p, p + n);
+  position_ += n;
+}
+
+std::vector<std::uint8_t> read_all(const std::string& path) {
+  auto src = open_source(path);
+  std::vector<std::uint8_t> bytes;
+  if (auto n = src->size()) bytes.reserve(static_cast<std::size_t>(*n));
+  std::uint8_t buf[1 << 16];
+  for (;;) {
+    const std::size_t got = src->read(buf, sizeof buf);
+    bytes.insert(bytes.end(), buf, buf + got);
+    if (got < sizeof buf) break;
+  }
+  return bytes;
+}
+
+void write_all(const std::string& path, std::span<const std::uint8_t> bytes) {
+  auto sink = open_sink(path);
+  sink->write(bytes.data(), bytes.size());
+  sink->commit();
+}
+
+}  // namespace fastpsr

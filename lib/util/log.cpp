@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/log.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace fastpsr {
+namespace {
+std::atomic<Verbosity> g_verbosity{Verbosity::normal};
+std::string g_prefix;   // NOLINT(cert-err58-cpp): set once at start-up
+std::mutex g_mutex;     // one message per line even from worker threads
+}  // namespace
+
+void set_verbosity(Verbosity v) noexcept { g_verbosity = v; }
+Verbosity verbosity() noexcept { return g_verbosity; }
+void set_log_prefix(std::string_view tool) { g_prefix = std::string(tool); }
+
+void log_line(Verbosity /*level*/, std::string_view text) {
+  const std::lock_guard lock(g_mutex);
+  if (!g_prefix.empty()) std::fprintf(stderr, "%s: ", g_prefix.c_str());
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fputc('\n', stderr);
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// The doctest runner of unit_tests and gpu_tests. gpu_tests exits with 77 (ctest: skipped)
+// when there is no CUDA device, after saying why; listing test cases works everywhere.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "fastpsr/backends.hpp"
+
+int main(int argc, char** argv) {
+  doctest::Context context;
+  context.applyCommandLine(argc, argv);
+#ifdef FASTPSR_GPU_TESTS
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) listing = listing || std::strstr(argv[i], "list") != nullptr;
+  if (!listing && fastpsr::gpu_count() == 0) {
+    std::fprintf(stderr, "no CUDA device: GPU tests skipped\n");
+    return 77;
+  }
+#endif
+  return context.run();
+}
