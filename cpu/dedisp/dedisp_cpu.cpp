@@ -20,8 +20,9 @@ namespace {
 
 using namespace dedisp_detail;
 
-// Output buffer the default gulp aims at (ndms rows of gulp floats).
+// Buffers the default gulp aims at: output (ndms rows of gulp floats) and new input rows.
 constexpr std::size_t kDefaultOutputBytes = std::size_t{64} << 20;
+constexpr std::size_t kDefaultRowBytes = std::size_t{32} << 20;
 
 std::size_t parse_size(const std::string& key, const std::string& value) {
   std::size_t v = 0;
@@ -94,7 +95,7 @@ class CpuDedisperser final : public Dedisperser {
   std::int64_t bias_ = 0;
   std::string isa_;
   KernelVariant kernel_;
-  std::size_t dm_tile_ = 16;
+  std::size_t dm_tile_ = 32;
   std::size_t time_tile_ = 2048;
   int threads_ = 0;
 
@@ -128,10 +129,15 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   if (options.gulp_samples > 0) {
     gulp_ds_ = std::max<std::size_t>(1, options.gulp_samples / D_);
   } else {
-    gulp_ds_ = std::clamp<std::size_t>(kDefaultOutputBytes / (sizeof(float) * ndms_), 4096, 1u << 18);
+    // Bounded by the output block (ndms rows) and by the new part of the rows (nk rows).
+    const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
+    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nk_, 1) * elem_bytes_);
+    gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
   }
-  row_len_ = hist_ + gulp_ds_ + kMaxStepSamples;
-  const std::size_t padded_dms = (ndms_ + kDmBlock - 1) / kDmBlock * kDmBlock;
+  // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
+  row_len_ = hist_ + gulp_ds_ + 3 * kMaxStepSamples;
+  const std::size_t B = kernel_.dm_block;
+  const std::size_t padded_dms = (ndms_ + B - 1) / B * B;
   if (static_cast<double>(nk_) * static_cast<double>(row_len_) >= 4294967295.0) {
     throw Error(ErrorCode::resource,
                 fmt::format("the CPU dedisperser needs {} channels x {} samples of history and gulp, more than its "
@@ -142,9 +148,11 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   offsets_.resize(padded_dms * nk_);
   for (std::size_t i = 0; i < padded_dms; ++i) {
     const std::size_t src = std::min(i, ndms_ - 1);  // padding DMs repeat the last one
+    const std::size_t block = i / B;
+    const std::size_t d = i % B;
     for (std::size_t k = 0; k < nk_; ++k) {
       const auto delay = plan_.delays[src * static_cast<std::size_t>(in.nchans) + static_cast<std::size_t>(kept_[k])];
-      offsets_[i * nk_ + k] = static_cast<std::uint32_t>(k * row_len_ + static_cast<std::size_t>(delay));
+      offsets_[(block * nk_ + k) * B + d] = static_cast<std::uint32_t>(k * row_len_ + static_cast<std::size_t>(delay));
     }
   }
   out_stride_ = (gulp_ds_ + 15) / 16 * 16;
@@ -180,6 +188,7 @@ void CpuDedisperser::choose_row_type() {
 void CpuDedisperser::apply_config(const DedispOptions& options) {
   isa_ = best_isa();
   threads_ = options.threads;
+  std::size_t dm_block = 0;
   for (const auto& [key, value] : options.cpu_config) {
     if (key == "isa") {
       if (value != "avx512" && value != "avx2" && value != "generic") {
@@ -191,16 +200,19 @@ void CpuDedisperser::apply_config(const DedispOptions& options) {
                     fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
       }
       isa_ = value;
+    } else if (key == "dm_block") {
+      dm_block = parse_size(key, value);
     } else if (key == "dm_tile") {
-      dm_tile_ = (parse_size(key, value) + kDmBlock - 1) / kDmBlock * kDmBlock;
+      dm_tile_ = parse_size(key, value);
     } else if (key == "time_tile") {
       time_tile_ = parse_size(key, value);
     } else {
       throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_tile, time_tile)", key));
+                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile)", key));
     }
   }
-  kernel_ = kernel_for(type_, isa_);
+  kernel_ = kernel_for(type_, isa_, dm_block);
+  dm_tile_ = (dm_tile_ + kernel_.dm_block - 1) / kernel_.dm_block * kernel_.dm_block;
   time_tile_ = std::max(kernel_.step_samples, time_tile_ / kernel_.step_samples * kernel_.step_samples);
 }
 
@@ -308,9 +320,9 @@ std::string CpuDedisperser::describe() const {
       "cpu kernel: isa {} ({}), {}, {} channels per lane group, {} DMs x {} samples per register block; "
       "tiles {} DMs x {} samples; gulp {} samples ({} after downsampling by {}), history {} samples; "
       "threads {}; host memory {:.1f} MiB",
-      isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nk_), kDmBlock, kernel_.step_samples,
-      dm_tile_, time_tile_, gulp_samples(), gulp_ds_, D_, hist_, threads_ > 0 ? threads_ : omp_get_max_threads(),
-      static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
+      isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nk_), kernel_.dm_block,
+      kernel_.step_samples, dm_tile_, time_tile_, gulp_samples(), gulp_ds_, D_, hist_,
+      threads_ > 0 ? threads_ : omp_get_max_threads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
 }
 
 }  // namespace

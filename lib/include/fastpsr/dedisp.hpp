@@ -106,7 +106,7 @@ struct DedispBlock {
 struct DedispOptions {
   std::size_t gulp_samples = 0;                   ///< new input samples per push; 0 = backend default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
-  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_tile, time_tile.
+  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=4|8|16, dm_tile, time_tile.
   std::map<std::string, std::string> cpu_config;
   int threads = 0;                                ///< CPU threads; 0 = OpenMP default
 };
