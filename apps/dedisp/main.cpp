@@ -56,6 +56,7 @@ struct Options {
   double dmstep = 1.0;
   int numdms = 0;
   int downsample = 1;
+  int nsub = 0;
   std::string output;
   std::string format;
   int nbits_out = 32;
@@ -143,6 +144,9 @@ void add_options(CLI::App& app, Options& o) {
                  "Sum this many input samples per output sample (with --dm, -d, --dm-list, --lodm)")
       ->capture_default_str()
       ->group(proc);
+  app.add_option("--nsub", o.nsub,
+                 "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
+      ->group(proc);
   app.add_option("--start", o.start, "Input samples to skip first")->group(proc);
   app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")->group(proc);
   app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
@@ -182,7 +186,7 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
     const DmPlanObservation obs = DmPlanObservation::from_header(h);
     const DmPlan plan = make_ddplan(obs, po);
     if (show_only) {
-      std::fputs(format_ddplan(plan, obs, po).c_str(), stdout);
+      std::fputs(format_ddplan(plan, obs, po, o.input).c_str(), stdout);
       std::printf("%zu DM trials in %zu ranges (tolerance %g%s)\n", plan.total_dms(), plan.steps.size(), o.dm_tol,
                   o.plan_nsub > 0 ? fmt::format(", {} subbands as prepsubband would use", o.plan_nsub).c_str() : "");
     }
@@ -273,9 +277,9 @@ int run(int argc, char** argv) {
   CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
   Options o;
   add_options(app, o);
-  parse(app, normalize_single_dash(
-                 argc, argv,
-                 {"lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm", "ignorechan", "nobary"}));
+  parse(app, normalize_single_dash(argc, argv,
+                                   {"lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
+                                    "ignorechan", "nobary", "nsub"}));
   apply_common_options(o.common);
   if (o.nobaseline) o.baseline = "none";
 
@@ -336,6 +340,7 @@ int run(int argc, char** argv) {
     p.downsample = r.downsample;
     p.model = model;
     p.keep = keep;
+    p.presto_nsub = o.nsub;
     plans.push_back(make_dedisp_plan(p));
   }
   auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {

@@ -309,13 +309,16 @@ DmPlan make_ddplan(const DmPlanObservation& obs, const DdplanOptions& opts) {
   return plan;
 }
 
-std::string format_ddplan(const DmPlan& plan, const DmPlanObservation& obs, const DdplanOptions& opts) {
+std::string format_ddplan(const DmPlan& plan, const DmPlanObservation& obs, const DdplanOptions& opts,
+                          const std::string& source) {
   std::string s = "\nUsing:\n";
   s += "        dt = " + cfmt("%g", obs.tsamp_s) + " s\n";
   s += "   numchan = " + std::to_string(obs.nchans) + "\n";
   s += "  blocklen = " + std::to_string(opts.blocklen) + "\n";
   s += "        BW = " + cfmt("%g", obs.bw_mhz) + " MHz\n";
-  s += "      fctr = " + cfmt("%g", obs.fctr_mhz) + " MHz\n\n\n";
+  s += "      fctr = " + cfmt("%g", obs.fctr_mhz) + " MHz\n";
+  if (!source.empty()) s += "from '" + source + "'\n";
+  s += "\n\n";
   s += "Minimum total smearing     : " + cfmt("%.3g", plan.min_total_smearing_ms) + " ms\n";
   s += "--------------------------------------------\n";
   s += "Minimum channel smearing   : " + cfmt("%.3g", plan.min_channel_smearing_ms) + " ms\n";

@@ -64,6 +64,11 @@ struct DedispProblem {
   int downsample = 1;                ///< input samples summed per output sample
   DelayModel model = DelayModel::presto;
   std::vector<std::uint8_t> keep;    ///< per channel: 1 use, 0 killed; empty = all used
+  /// presto model only: round delays as prepsubband -nsub N does (two stages: within each
+  /// subband at the mean DM of `dms`, then per subband at each DM). 0 (or nchans) = per channel,
+  /// as prepdata. N must divide nchans; with N < nchans downsample must be 1. Only the delay
+  /// table changes: backends need not know.
+  int presto_nsub = 0;
 };
 
 struct DedispPlan {

@@ -72,8 +72,10 @@ struct DmPlan {
 /// Throws Error(invalid_argument) for hi_dm <= lo_dm, a negative DM, or a bad observation.
 DmPlan make_ddplan(const DmPlanObservation& obs, const DdplanOptions& opts);
 
-/// The plan as DDplan.py prints it (its summary lines and table), for --dm-plan show.
-std::string format_ddplan(const DmPlan& plan, const DmPlanObservation& obs, const DdplanOptions& opts);
+/// The plan as DDplan.py prints it (its summary lines and table), for --dm-plan show;
+/// `source` is the file name DDplan.py prints ("" for none).
+std::string format_ddplan(const DmPlan& plan, const DmPlanObservation& obs, const DdplanOptions& opts,
+                          const std::string& source = "");
 
 /// Smearing in ms (PRESTO's constant): across `bw_mhz` at `fctr_mhz` for `dm`.
 double dm_smear_ms(double dm, double bw_mhz, double fctr_mhz);
