@@ -5,14 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "fastpsr/byte_stream.hpp"
-#include "fastpsr/dedisp_inf.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/series_spool.hpp"
+#include "fastpsr/tim_stream.hpp"
+#include "fastpsr/timeseries.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -117,15 +119,22 @@ class FileSeries final : public Output {
     return sink;
   }
 
+  // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
+  // a note saying what the file holds.
   void write_inf_for(std::size_t i, std::uint64_t n) {
-    SeriesInfo s;
-    s.name = presto_root(paths_[i]);
-    s.dm = series_[i].dm;
-    s.dt_s = series_[i].tsamp_s;
-    s.nsamples = n;
-    s.start_sample = opts_.start_sample;
-    s.note = opts_.note;
-    write_inf(s.name + ".inf", make_series_inf(input_, s));
+    InfRequest req;
+    req.name = presto_root(paths_[i]);
+    req.dm = series_[i].dm;
+    req.nsamples = n;
+    req.tsamp_s = series_[i].tsamp_s;
+    PrestoInf inf = make_inf_for(input_, req);
+    inf.mjd_f += static_cast<double>(opts_.start_sample) * input_.tsamp / 86400.0;
+    while (inf.mjd_f >= 1.0) {
+      inf.mjd_f -= 1.0;
+      ++inf.mjd_i;
+    }
+    if (!opts_.note.empty()) inf.notes += "    " + opts_.note + "\n";
+    write_inf(req.name + ".inf", inf);
   }
 
   OutputOptions opts_;
@@ -136,45 +145,47 @@ class FileSeries final : public Output {
   std::unique_ptr<SeriesSpool> spool_;
 };
 
-// A stream of .tim records, one per series, each header carrying its exact `nsamples`. A
-// record can only start once its series is complete, so series are spooled (memory up to the
-// budget, then an anonymous temporary file) and the records written at the end.
+// A stream of .tim records, one per series (tim_stream.hpp), each header carrying its exact
+// `nsamples`. A record can only start once its series is complete, so series are spooled
+// (memory up to the budget, then an anonymous temporary file) and the records written at the end.
 class TimStream final : public Output {
  public:
   TimStream(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
       : opts_(o),
         input_(in),
         series_(series),
-        sink_(open_sink(o.path.empty() ? "-" : o.path)),
-        spool_(series.size(), o.spool_memory, o.tmpdir) {}
+        writer_(TimStreamWriter::open(o.path.empty() ? "-" : o.path)),
+        spool_(series.size(), o.spool_memory, o.tmpdir) {
+    FASTPSR_EXPECTS(o.nbits == 32, "a tim-stream carries float32 samples; --nbits-out {} is for tim and fil", o.nbits);
+  }
 
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
-    spool_.append(i, data, n * sample_bytes(opts_.nbits));
+    spool_.append(i, data, n * sizeof(float));
   }
 
   void finish(const std::vector<std::uint64_t>& lengths) override {
+    std::vector<float> piece;
     for (std::size_t i = 0; i < series_.size(); ++i) {
-      SigprocHeader h = tim_header(input_, series_[i], opts_.nbits, opts_.start_sample);
-      h.nsamples = static_cast<std::int32_t>(lengths[i]);
-      FASTPSR_EXPECTS(lengths[i] <= 0x7FFFFFFFu, "a tim-stream record holds at most 2^31 - 1 samples, not {}",
-                      lengths[i]);
-      h.add_key("nsamples");
-      write_sigproc_header(*sink_, h);
-      spool_.read(i, [&](const std::uint8_t* p, std::size_t n) { sink_->write(p, n); });
+      writer_->begin(tim_header(input_, series_[i], 32, opts_.start_sample), lengths[i]);
+      spool_.read(i, [&](const std::uint8_t* p, std::size_t nbytes) {
+        piece.resize(nbytes / sizeof(float));
+        std::memcpy(piece.data(), p, nbytes);
+        writer_->append(piece);
+      });
       spool_.release(i);
     }
-    sink_->commit();
+    writer_->commit();
   }
 
   [[nodiscard]] std::string describe() const override {
-    return fmt::format("{} (tim-stream, {} records)", sink_->name(), series_.size());
+    return fmt::format("{} (tim-stream, {} records)", writer_->name(), series_.size());
   }
 
  private:
   OutputOptions opts_;
   SigprocHeader input_;
   std::vector<SeriesMeta> series_;
-  std::unique_ptr<ByteSink> sink_;
+  std::unique_ptr<TimStreamWriter> writer_;
   SeriesSpool spool_;
 };
 

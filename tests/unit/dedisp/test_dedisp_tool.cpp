@@ -18,6 +18,8 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/quantize.hpp"
+#include "fastpsr/tim_stream.hpp"
+#include "fastpsr/timeseries.hpp"
 #include "fastpsr/zero_dm.hpp"
 #include "support/reference_dedisp.hpp"
 #include "support/test_support.hpp"
@@ -35,8 +37,8 @@ struct Fil {
 };
 
 // A random filterbank file at `path`.
-Fil write_random_fil(const std::filesystem::path& path, std::uint64_t seed, int nchans, int nbits,
-                     std::size_t nsamples, double tsamp = 256e-6, double foff = -1.0) {
+Fil write_random_fil(const std::filesystem::path& path, std::uint64_t seed, int nchans, int nbits, std::size_t nsamples,
+                     double tsamp = 256e-6, double foff = -1.0) {
   Fil f;
   f.header.source_name = "random";
   f.header.telescope_id = 4;
@@ -92,22 +94,14 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 
 test::CommandResult run(const std::string& args) { return test::run_command(dedisp_cmd() + " " + args); }
 
-// Records of a tim-stream: header + `nsamples` values each.
-struct Record {
-  SigprocHeader header;
-  std::vector<float> data;
-};
-
-std::vector<Record> parse_tim_stream(const std::vector<std::uint8_t>& bytes) {
-  auto src = memory_source(bytes, "tim-stream");
-  std::vector<Record> out;
-  while (!src->peek(1).empty()) {
-    Record r;
-    r.header = read_sigproc_header(*src);
-    REQUIRE(r.header.has("nsamples"));
-    r.data.resize(static_cast<std::size_t>(r.header.nsamples));
-    src->read_exact(r.data.data(), r.data.size() * 4, "record data");
-    out.push_back(std::move(r));
+// Records of a tim-stream, read back with the library's reader.
+std::vector<TimeSeries> parse_tim_stream(const std::vector<std::uint8_t>& bytes) {
+  TimStreamReader reader(memory_source(bytes, "tim-stream"));
+  std::vector<TimeSeries> out;
+  while (auto r = reader.next()) {
+    REQUIRE(r->sigproc.has_value());
+    REQUIRE(r->sigproc->has("nsamples"));
+    out.push_back(std::move(*r));
   }
   return out;
 }
@@ -124,11 +118,11 @@ TEST_CASE("dedisp tool: .dat per DM equals the reference, whatever the gulp; std
   const DedispPlan plan = plan_for(f, dms, DelayModel::presto);
   std::ofstream(tmp / "dms.txt") << "0 20 45.5 80\n";
   std::vector<std::vector<float>> first;
-  for (const std::string& gulp : std::vector<std::string>{"", "--gulp " + std::to_string(plan.max_delay + 1),
-                                                          "--gulp 97", "--gulp 3001"}) {
+  for (const std::string& gulp :
+       std::vector<std::string>{"", "--gulp " + std::to_string(plan.max_delay + 1), "--gulp 97", "--gulp 3001"}) {
     CAPTURE(gulp);
-    const auto r = run(fil.string() + " --dm-list " + (tmp / "dms.txt").string() + " -o " + (tmp / "g").string() +
-                       " " + gulp);
+    const auto r =
+        run(fil.string() + " --dm-list " + (tmp / "dms.txt").string() + " -o " + (tmp / "g").string() + " " + gulp);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     std::vector<std::vector<float>> got;
@@ -184,8 +178,8 @@ TEST_CASE("dedisp tool: .tim and tim-stream (sigproc delays) equal the reference
   REQUIRE(records.size() == 6);
   for (std::size_t i = 0; i < records.size(); ++i) {
     CAPTURE(i);
-    CHECK(records[i].header.refdm == plan.problem.dms[i]);
-    CHECK(same_bits(records[i].data, reference_series(plan, f.packed, 2000, i)));
+    CHECK(records[i].dm == plan.problem.dms[i]);
+    CHECK(same_bits(records[i].samples, reference_series(plan, f.packed, 2000, i)));
   }
   // Several DMs to .tim files, one per DM.
   const auto files = run(fil.string() + " --dm 0:25:5 --format tim -o " + (tmp / "t").string());
@@ -223,8 +217,8 @@ TEST_CASE("dedisp tool: DM-time filterbank and 8/16-bit outputs follow the state
   for (int nbits : {8, 16}) {
     CAPTURE(nbits);
     const auto path = tmp / fmt::format("q{}.tim", nbits);
-    const auto rq = run(fil.string() + " -d 20 --delay-model presto -B " + std::to_string(nbits) + " -o " +
-                        path.string());
+    const auto rq =
+        run(fil.string() + " -d 20 --delay-model presto -B " + std::to_string(nbits) + " -o " + path.string());
     INFO(rq.err);
     REQUIRE(rq.exit_code == 0);
     auto rd = FilterbankReader::open(path.string());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The small pieces around dedispersion: baselines, 8/16-bit scaling, the spool, channel
-// masks, the zero-DM filter, the .inf of a dedispersed series.
+// masks, the zero-DM filter.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,7 +11,6 @@
 
 #include "fastpsr/baseline.hpp"
 #include "fastpsr/channel_mask.hpp"
-#include "fastpsr/dedisp_inf.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/series_spool.hpp"
@@ -66,7 +65,8 @@ TEST_CASE("baseline: block medians subtracted; SIGPROC's rule for the last parti
   CHECK(BaselineSpec::parse("sigproc", 256).block == 8192);
   CHECK(BaselineSpec::parse("median:77", 256).block == 77);
   CHECK(BaselineSpec::parse("none", 256).kind == BaselineSpec::Kind::none);
-  for (const char* bad : {"median", "median:0", "median:x", "mean:3", ""}) CHECK_THROWS_AS(BaselineSpec::parse(bad, 8), Error);
+  for (const char* bad : {"median", "median:0", "median:x", "mean:3", ""})
+    CHECK_THROWS_AS(BaselineSpec::parse(bad, 8), Error);
 }
 
 TEST_CASE("quantizer: median at mid-range, 16 sigma full scale, clipped, independent of the pieces") {
@@ -195,40 +195,4 @@ TEST_CASE("zero-DM filter: each spectrum's kept channels sum to zero; killed cha
     }
     CHECK(std::fabs(sum) < 1e-3);
   }
-}
-
-TEST_CASE("series .inf: PRESTO's values for a filterbank, the epoch of the first sample") {
-  SigprocHeader h;
-  h.telescope_id = 4;
-  h.machine_id = 10;
-  h.source_name = "J0000+00";
-  h.src_raj = 123456.7;
-  h.src_dej = -100.5;
-  h.fch1 = 1500.0;
-  h.foff = -0.5;
-  h.nchans = 256;
-  h.nbits = 8;
-  h.tsamp = 64e-6;
-  h.tstart = 60000.75;
-  SeriesInfo s;
-  s.name = "x_DM1.00";
-  s.dm = 1.0;
-  s.dt_s = 128e-6;
-  s.nsamples = 1000;
-  s.start_sample = 1350000000;  // 86400 s: the next day
-  const PrestoInf inf = make_series_inf(h, s);
-  CHECK(inf.telescope == "Parkes");
-  CHECK(inf.freq == 1372.5);
-  CHECK(inf.freqband == 128.0);
-  CHECK(inf.chan_wid == 0.5);
-  CHECK(inf.num_chan == 256);
-  CHECK(inf.ra == "12:34:56.7000");
-  CHECK(inf.dec == "-00:01:00.5000");
-  CHECK(inf.mjd_i == 60001);
-  CHECK(inf.mjd_f == doctest::Approx(0.75));
-  CHECK(inf.fov == doctest::Approx(807.3).epsilon(1e-3));
-  CHECK(inf.notes.rfind("Project ID unset, Date: 2023-02-25T18:00:00.\n    2 polns were summed.  Samples have 8 bits.\n",
-                        0) == 0);
-  CHECK(presto_date_string(60000.0) == "2023-02-25T00:00:00");
-  CHECK(presto_date_string(51544.5) == "2000-01-01T12:00:00");
 }
