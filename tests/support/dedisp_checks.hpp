@@ -53,6 +53,59 @@ inline std::vector<std::uint8_t> random_packed(std::mt19937_64& rng, std::size_t
   return bytes;
 }
 
+/// A problem shape for the reference comparisons.
+struct Shape {
+  int nchans;
+  int nbits;
+  bool is_signed;
+  int downsample;
+  int ndms;
+  double dm_max;
+  std::size_t nin;
+  double kill_fraction;
+  DelayModel model;
+};
+
+// A random problem of the given shape: band 1200-1500 MHz region, random DMs up to dm_max
+// (always including DM 0), random killed channels.
+inline DedispPlan random_plan(std::mt19937_64& rng, const Shape& s) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double fch1 = 1300.0 + 300.0 * u(rng);
+  const double foff = -(0.1 + 2.0 * u(rng));
+  const double tsamp = 64e-6 * (1.0 + 3.0 * u(rng));
+  DedispProblem p;
+  p.input = make_band(s.nchans, s.nbits, fch1, foff, tsamp, s.is_signed);
+  p.downsample = s.downsample;
+  p.model = s.model;
+  p.dms.push_back(0.0);
+  for (int i = 1; i < s.ndms; ++i) p.dms.push_back(s.dm_max * u(rng));
+  if (s.kill_fraction > 0.0) {
+    p.keep.assign(static_cast<std::size_t>(s.nchans), 1);
+    for (auto& k : p.keep) k = u(rng) < s.kill_fraction ? 0 : 1;
+    p.keep[static_cast<std::size_t>(s.nchans / 2)] = 1;  // at least one channel survives
+  }
+  return make_dedisp_plan(p);
+}
+
+/// Shapes every backend is checked on: every nbits, odd and single channel counts, DM 0,
+/// downsampling, killed channels, delays longer than most gulps, both delay models.
+inline std::vector<Shape> reference_shapes() {
+  return {
+      {1, 8, false, 1, 3, 50.0, 300, 0.0, DelayModel::presto},       // one channel: delays all zero
+      {3, 8, false, 1, 5, 500.0, 900, 0.0, DelayModel::sigproc},     // odd channel count
+      {7, 32, false, 1, 6, 300.0, 800, 0.0, DelayModel::presto},     // float input
+      {64, 1, false, 1, 9, 200.0, 1200, 0.0, DelayModel::presto},    // 1-bit
+      {64, 2, false, 2, 5, 300.0, 1300, 0.1, DelayModel::sigproc},   // 2-bit, downsampled, killed channels
+      {96, 4, false, 3, 7, 150.0, 1000, 0.0, DelayModel::presto},    // 4-bit, odd downsampling
+      {257, 8, false, 1, 6, 100.0, 900, 0.0, DelayModel::presto},    // more channels than fit a uint16 group
+      {300, 8, true, 2, 5, 80.0, 700, 0.2, DelayModel::sigproc},     // signed 8-bit
+      {33, 16, false, 1, 5, 400.0, 900, 0.0, DelayModel::presto},    // 16-bit: uint32 lanes
+      {40, 16, false, 2, 3, 100.0, 600, 0.0, DelayModel::sigproc},   // 16-bit downsampled
+      {20, 32, false, 4, 4, 900.0, 2000, 0.1, DelayModel::sigproc},  // float, downsampled, long delays
+      {16, 8, false, 1, 17, 2000.0, 1500, 0.0, DelayModel::presto},  // delays longer than most gulps
+    };
+}
+
 /// Everything the backend handed out, assembled: ndms rows of `ncols` samples, where ncols =
 /// nin / D - min_dm_max_delay (what flush() promises). Unwritten samples stay NaN.
 struct StreamedOutput {

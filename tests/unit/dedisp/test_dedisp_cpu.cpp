@@ -21,18 +21,6 @@ std::vector<const char*> supported_isas() {
   return isas;
 }
 
-struct Shape {
-  int nchans;
-  int nbits;
-  bool is_signed;
-  int downsample;
-  int ndms;
-  double dm_max;
-  std::size_t nin;
-  double kill_fraction;
-  DelayModel model;
-};
-
 test::DedisperserFactory cpu_factory(const char* isa) {
   return [isa](const DedispPlan& plan, const DedispOptions& options) {
     DedispOptions o = options;
@@ -41,30 +29,9 @@ test::DedisperserFactory cpu_factory(const char* isa) {
   };
 }
 
-// A random problem of the given shape: band 1200-1500 MHz region, random DMs up to dm_max
-// (always including DM 0), random killed channels.
-DedispPlan random_plan(std::mt19937_64& rng, const Shape& s) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const double fch1 = 1300.0 + 300.0 * u(rng);
-  const double foff = -(0.1 + 2.0 * u(rng));
-  const double tsamp = 64e-6 * (1.0 + 3.0 * u(rng));
-  DedispProblem p;
-  p.input = test::make_band(s.nchans, s.nbits, fch1, foff, tsamp, s.is_signed);
-  p.downsample = s.downsample;
-  p.model = s.model;
-  p.dms.push_back(0.0);
-  for (int i = 1; i < s.ndms; ++i) p.dms.push_back(s.dm_max * u(rng));
-  if (s.kill_fraction > 0.0) {
-    p.keep.assign(static_cast<std::size_t>(s.nchans), 1);
-    for (auto& k : p.keep) k = u(rng) < s.kill_fraction ? 0 : 1;
-    p.keep[static_cast<std::size_t>(s.nchans / 2)] = 1;  // at least one channel survives
-  }
-  return make_dedisp_plan(p);
-}
-
-void check_shape(const Shape& s, std::uint64_t seed, const char* isa) {
+void check_shape(const test::Shape& s, std::uint64_t seed, const char* isa) {
   std::mt19937_64 rng(seed);
-  const DedispPlan plan = random_plan(rng, s);
+  const DedispPlan plan = test::random_plan(rng, s);
   const auto packed = test::random_packed(rng, s.nin, plan.problem.input);
   DedispOptions opt;
   opt.gulp_samples = 1 + rng() % 700;
@@ -83,20 +50,7 @@ void check_shape(const Shape& s, std::uint64_t seed, const char* isa) {
 TEST_CASE("dedisp cpu: equals the reference for many shapes, every nbits and SIMD variant") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
-  const std::vector<Shape> shapes = {
-      {1, 8, false, 1, 3, 50.0, 300, 0.0, DelayModel::presto},       // one channel: delays all zero
-      {3, 8, false, 1, 5, 500.0, 900, 0.0, DelayModel::sigproc},     // odd channel count
-      {7, 32, false, 1, 6, 300.0, 800, 0.0, DelayModel::presto},     // float input
-      {64, 1, false, 1, 9, 200.0, 1200, 0.0, DelayModel::presto},    // 1-bit
-      {64, 2, false, 2, 5, 300.0, 1300, 0.1, DelayModel::sigproc},   // 2-bit, downsampled, killed channels
-      {96, 4, false, 3, 7, 150.0, 1000, 0.0, DelayModel::presto},    // 4-bit, odd downsampling
-      {257, 8, false, 1, 6, 100.0, 900, 0.0, DelayModel::presto},    // more channels than fit a uint16 group
-      {300, 8, true, 2, 5, 80.0, 700, 0.2, DelayModel::sigproc},     // signed 8-bit
-      {33, 16, false, 1, 5, 400.0, 900, 0.0, DelayModel::presto},    // 16-bit: uint32 lanes
-      {40, 16, false, 2, 3, 100.0, 600, 0.0, DelayModel::sigproc},   // 16-bit downsampled
-      {20, 32, false, 4, 4, 900.0, 2000, 0.1, DelayModel::sigproc},  // float, downsampled, long delays
-      {16, 8, false, 1, 17, 2000.0, 1500, 0.0, DelayModel::presto},  // delays longer than most gulps
-  };
+  const auto shapes = test::reference_shapes();
   for (const char* isa : supported_isas()) {
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       CAPTURE(i);
@@ -109,8 +63,8 @@ TEST_CASE("dedisp cpu: output does not depend on the gulp size") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  const Shape s{48, 8, false, 1, 8, 600.0, 2500, 0.0, DelayModel::presto};
-  const DedispPlan plan = random_plan(rng, s);
+  const test::Shape s{48, 8, false, 1, 8, 600.0, 2500, 0.0, DelayModel::presto};
+  const DedispPlan plan = test::random_plan(rng, s);
   const auto packed = test::random_packed(rng, s.nin, plan.problem.input);
   const auto overlap = static_cast<std::size_t>(plan.max_delay);
   CAPTURE(overlap);
