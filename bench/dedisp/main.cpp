@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -102,6 +103,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 struct Measure {
   double seconds = 0;       // median over reps
+  double cpu_seconds = 0;   // process CPU time of the median run (all threads): robust on a shared machine
   double adds = 0;          // DM x channel x output samples
   double bytes = 0;         // input once + output once
   double data_seconds = 0;  // output duration (longest range)
@@ -109,38 +111,45 @@ struct Measure {
 
 // One timed run over in-memory data: every range of the plan gets the same input.
 Measure time_in_memory(const bench::Setup& s, const DeviceChoice& dev, const Args& a,
-                       const std::vector<std::uint8_t>& packed, std::size_t nin) {
-  std::vector<double> times;
+                       const std::vector<std::uint8_t>& packed) {
+  std::vector<std::pair<double, double>> times;
   Measure m;
-  for (int r = 0; r < a.reps; ++r) {
+  for (int rep = 0; rep < a.reps; ++rep) {
     std::vector<std::unique_ptr<Dedisperser>> dds;
     for (const auto& plan : s.plans) dds.push_back(make_dedisperser(plan, dev, a.options));
     const std::size_t bps = s.plans.front().problem.input.bytes_per_sample();
     double checksum = 0;
     const auto t0 = Clock::now();
-    for (auto& dd : dds) {
+    const std::clock_t c0 = std::clock();
+    for (std::size_t r = 0; r < dds.size(); ++r) {
+      auto& dd = dds[r];
       const std::size_t g = dd->gulp_samples();
-      for (std::size_t done = 0; done < nin; done += g) {
-        const auto b = dd->push(packed.data() + done * bps, std::min(g, nin - done));
+      const std::size_t n = s.plan_nin[r];
+      for (std::size_t done = 0; done < n; done += g) {
+        const auto b = dd->push(packed.data() + done * bps, std::min(g, n - done));
         if (!b.empty()) checksum += static_cast<double>(b.data[0]);
       }
       for (auto b = dd->flush(); !b.empty(); b = dd->flush()) checksum += static_cast<double>(b.data[0]);
     }
-    times.push_back(seconds_since(t0));
+    times.emplace_back(seconds_since(t0), static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
     if (checksum == -1.0) std::printf("?");
   }
   std::sort(times.begin(), times.end());
-  m.seconds = times[times.size() / 2];
-  for (const auto& plan : s.plans) {
+  m.seconds = times[times.size() / 2].first;
+  m.cpu_seconds = times[times.size() / 2].second;
+  for (std::size_t r = 0; r < s.plans.size(); ++r) {
+    const auto& plan = s.plans[r];
+    const std::size_t n = s.plan_nin[r];
     std::uint64_t nout = 0;
-    for (std::size_t i = 0; i < plan.ndms(); ++i) nout += plan.valid_samples(i, nin);
+    for (std::size_t i = 0; i < plan.ndms(); ++i) nout += plan.valid_samples(i, n);
     std::size_t nk = 0;
     for (int c = 0; c < plan.nchans(); ++c) nk += plan.channel_kept(c) ? 1 : 0;
     m.adds += static_cast<double>(nout) * static_cast<double>(nk) * plan.downsample();
     m.bytes += 4.0 * static_cast<double>(nout);
-    m.data_seconds = std::max(m.data_seconds, static_cast<double>(plan.valid_samples(0, nin)) * plan.out_tsamp_s());
+    m.data_seconds =
+        std::max(m.data_seconds, static_cast<double>(plan.valid_samples(plan.ndms() - 1, n)) * plan.out_tsamp_s());
+    m.bytes += static_cast<double>(n) * static_cast<double>(plan.problem.input.bytes_per_sample());
   }
-  m.bytes += static_cast<double>(nin) * static_cast<double>(s.plans.front().problem.input.bytes_per_sample());
   return m;
 }
 
@@ -188,8 +197,8 @@ int main(int argc, char** argv) {
     if (a.device == "gpu" || (a.device == "both" && gpu_count() > 0)) {
       devices.push_back(resolve_device(parse_device_spec("gpu")));
     }
-    std::printf("\n%-10s %-8s %6s %8s %9s %10s %8s %8s %8s %8s\n", "setup", "backend", "DMs", "out s", "time s",
-                "DMchS/s", "GB/s", "floor", "x RT", "e2e s");
+    std::printf("\n%-10s %-8s %6s %8s %9s %9s %10s %8s %8s %8s %8s\n", "setup", "backend", "DMs", "out s", "time s",
+                "cpu s", "DMchS/s", "GB/s", "floor", "x RT", "e2e s");
     for (const auto& name : a.setups) {
       const bench::Setup s = bench::make_setup(name, a.ndms, a.seconds);
       const std::size_t nin = s.nin;
@@ -206,7 +215,7 @@ int main(int argc, char** argv) {
       }
       double cpu_time = 0;
       for (const auto& dev : devices) {
-        const Measure m = time_in_memory(s, dev, a, packed, nin);
+        const Measure m = time_in_memory(s, dev, a, packed);
         const double rate = m.adds / m.seconds;
         double floor_frac = 0;
         if (dev.backend == Backend::cpu) {
@@ -218,8 +227,9 @@ int main(int argc, char** argv) {
           floor_frac = peak > 0 ? rate / peak : 0;
         }
         const double e2e = a.e2e ? time_from_file(s, dev, a, path) : 0;
-        std::printf("%-10s %-8s %6zu %8.3f %9.4f %10.3g %8.2f %7.1f%% %8.2f %8s\n", name.c_str(),
-                    dev.backend == Backend::cpu ? "cpu" : "gpu", s.total_dms(), m.data_seconds, m.seconds, rate,
+        std::printf("%-10s %-8s %6zu %8.3f %9.4f %9.4f %10.3g %8.2f %7.1f%% %8.2f %8s\n", name.c_str(),
+                    dev.backend == Backend::cpu ? "cpu" : "gpu", s.total_dms(), m.data_seconds, m.seconds,
+                    m.cpu_seconds, rate,
                     m.bytes / m.seconds / 1e9, 100.0 * floor_frac, m.data_seconds / m.seconds,
                     a.e2e ? fmt::format("{:.3f}", e2e).c_str() : "-");
         if (dev.backend != Backend::cpu && cpu_time > 0) {
@@ -231,7 +241,9 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "\nDMchS/s: DM x channel x output samples per second (one add each). floor: CPU against the measured\n"
-        "L1-load+add ceiling, GPU against its packed-add ceiling. x RT: seconds of data per second.\n");
+        "L1-load+add ceiling, GPU against its packed-add ceiling. x RT: seconds of data per second.\n"
+        "time s: median wall time of the runs; cpu s: the process CPU time of that run (all threads), which\n"
+        "shows how much of the wall time other processes took on a shared machine.\n");
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dedisp bench: error: %s\n", e.what());

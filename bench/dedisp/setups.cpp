@@ -92,6 +92,12 @@ Setup make_setup(const std::string& name, int ndms, double seconds) {
   const auto nout = static_cast<std::size_t>(std::llround(seconds / s.header.tsamp));
   // presto-iso is the file of the prepsubband timing: 2^21 samples whatever `seconds` says.
   s.nin = name == "presto-iso" ? std::size_t{1} << 21 : (nout + longest + 239) / 240 * 240;
+  for (const auto& p : s.plans) {
+    const auto d = static_cast<std::size_t>(p.downsample());
+    s.plan_nin.push_back(name == "presto-iso"
+                             ? s.nin
+                             : std::min(s.nin, (nout + static_cast<std::size_t>(p.max_delay) * d + d - 1) / d * d));
+  }
   return s;
 }
 

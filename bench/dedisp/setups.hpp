@@ -15,6 +15,9 @@ struct Setup {
   SigprocHeader header;
   std::vector<DedispPlan> plans;  ///< one per DM range (the automatic plan has several)
   std::size_t nin = 0;            ///< input samples: the output span plus the longest delay
+  /// Input samples each range is timed on: its output span plus its own delay (so that every
+  /// range produces `seconds` of output).
+  std::vector<std::size_t> plan_nin;
   [[nodiscard]] std::size_t total_dms() const {
     std::size_t n = 0;
     for (const auto& p : plans) n += p.ndms();

@@ -97,6 +97,7 @@ class CpuDedisperser final : public Dedisperser {
   KernelVariant kernel_;
   std::size_t dm_tile_ = 32;
   std::size_t time_tile_ = 2048;
+  std::size_t chan_block_ = 64;
   int threads_ = 0;
 
   std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
@@ -206,9 +207,22 @@ void CpuDedisperser::apply_config(const DedispOptions& options) {
       dm_tile_ = parse_size(key, value);
     } else if (key == "time_tile") {
       time_tile_ = parse_size(key, value);
+    } else if (key == "chan_block") {
+      chan_block_ = parse_size(key, value);
     } else {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile)", key));
+      throw Error(
+          ErrorCode::invalid_argument,
+          fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block)", key));
+    }
+  }
+  if (dm_block == 0) {
+    // Few DMs: the smallest register block that holds them all, so that no padding DMs are computed.
+    const std::size_t full = kernel_for(type_, isa_).dm_block;
+    for (std::size_t b : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+      if (ndms_ <= b && b < full) {
+        dm_block = b;
+        break;
+      }
     }
   }
   kernel_ = kernel_for(type_, isa_, dm_block);
@@ -283,6 +297,7 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
     a.offsets = offsets_.data();
     a.nk = nk_;
     a.group = group_;
+    a.chan_block = chan_block_;
     a.dm_begin = dt * dm_tile_;
     a.dm_end = std::min(padded_dms, a.dm_begin + dm_tile_);
     a.ndms = ndms_;
@@ -318,11 +333,11 @@ void CpuDedisperser::drop_consumed() {
 std::string CpuDedisperser::describe() const {
   return fmt::format(
       "cpu kernel: isa {} ({}), {}, {} channels per lane group, {} DMs x {} samples per register block; "
-      "tiles {} DMs x {} samples; gulp {} samples ({} after downsampling by {}), history {} samples; "
+      "tiles {} DMs x {} samples x {} channels; gulp {} samples ({} after downsampling by {}), history {} samples; "
       "threads {}; host memory {:.1f} MiB",
       isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nk_), kernel_.dm_block,
-      kernel_.step_samples, dm_tile_, time_tile_, gulp_samples(), gulp_ds_, D_, hist_,
-      threads_ > 0 ? threads_ : omp_get_max_threads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
+      kernel_.step_samples, dm_tile_, time_tile_, std::min({chan_block_, group_, nk_}), gulp_samples(), gulp_ds_, D_,
+      hist_, threads_ > 0 ? threads_ : omp_get_max_threads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
 }
 
 }  // namespace

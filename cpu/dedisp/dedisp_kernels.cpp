@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "fastpsr/error.hpp"
 
@@ -18,10 +19,11 @@ struct Vec {
 template <class R>
 using AccLane = std::conditional_t<std::is_floating_point_v<R>, double, R>;
 
-// One kernel step per (time step of NV vectors, block of NDM DMs). R: row element, T: total
-// of several channel groups, VB: vector bytes. The NDM x NV accumulators live in registers;
-// the NDM row segments of one channel overlap (neighbouring DMs have similar delays), so most
-// loads hit L1. The next step's lines of each channel are prefetched while this one runs.
+// One task: passes over channel blocks; in each, kernel steps of (NV vectors of time) x (NDM
+// DMs) with the accumulators in registers, their sums added into per-thread totals. R: row
+// element, T: total, VB: vector bytes. The NDM row segments of one channel overlap
+// (neighbouring DMs have similar delays), so most loads hit L1; the next step's lines are
+// prefetched while this one runs.
 template <class R, class T, int VB, int NDM, int NV>
 [[gnu::always_inline]] inline void dedisperse_steps(const KernelArgs& a) {
   constexpr std::size_t L = VB / sizeof(R);
@@ -34,15 +36,21 @@ template <class R, class T, int VB, int NDM, int NV>
 
   const R* rows = static_cast<const R*>(a.rows);
   const std::size_t nk = a.nk;
-  for (std::size_t t = a.t_begin; t < a.t_end; t += W) {
-    const std::size_t nvalid = std::min(W, a.t_end - t);
-    for (std::size_t dm = a.dm_begin; dm < a.dm_end; dm += NDM) {
-      const std::uint32_t* off = a.offsets + dm * nk;  // this block: [k][d]
-      TV tot[NDM][NV] = {};
-      for (std::size_t g0 = 0; g0 < nk; g0 += a.group) {
-        const std::size_t g1 = std::min(nk, g0 + a.group);
+  const std::size_t nsteps = (a.t_end - a.t_begin + W - 1) / W;
+  const std::size_t ndm = a.dm_end - a.dm_begin;
+  // totals[(dm * nsteps + step) * W + i], plain T: over-aligned vector types stay out of
+  // containers, and the totals are read and written with unaligned vector copies.
+  thread_local std::vector<T> totals;
+  totals.assign(ndm * nsteps * W, T{});
+  const std::size_t block = std::max<std::size_t>(1, std::min(a.chan_block, a.group));
+  for (std::size_t k0 = 0; k0 < nk; k0 += block) {
+    const std::size_t k1 = std::min(nk, k0 + block);
+    for (std::size_t step = 0; step < nsteps; ++step) {
+      const std::size_t t = a.t_begin + step * W;
+      for (std::size_t dm = a.dm_begin; dm < a.dm_end; dm += NDM) {
+        const std::uint32_t* off = a.offsets + dm * nk;  // this DM block: [k][d]
         AV acc[NDM][NV] = {};
-        for (std::size_t k = g0; k < g1; ++k) {
+        for (std::size_t k = k0; k < k1; ++k) {
           const std::uint32_t* o = off + k * NDM;
           __builtin_prefetch(rows + o[0] + t + 2 * W);
           __builtin_prefetch(rows + o[NDM - 1] + t + 2 * W + W - 1);
@@ -59,23 +67,28 @@ template <class R, class T, int VB, int NDM, int NV>
             }
           }
         }
+        T* tot = totals.data() + ((dm - a.dm_begin) * nsteps + step) * W;
         for (int d = 0; d < NDM; ++d) {
-          for (int v = 0; v < NV; ++v) tot[d][v] += __builtin_convertvector(acc[d][v], TV);
-        }
-      }
-      for (std::size_t d = 0; d < NDM && dm + d < a.ndms; ++d) {
-        float* out = a.out + (dm + d) * a.out_stride + a.out_col + (t - a.t_begin);
-        float vals[W];
-        for (int v = 0; v < NV; ++v) {
-          for (std::size_t i = 0; i < L; ++i) {
-            if constexpr (std::is_floating_point_v<T>) {
-              vals[v * L + i] = static_cast<float>(tot[d][v][i]);
-            } else {
-              vals[v * L + i] = static_cast<float>(static_cast<std::int64_t>(tot[d][v][i]) - a.bias);
-            }
+          for (int v = 0; v < NV; ++v) {
+            T* p = tot + static_cast<std::size_t>(d) * nsteps * W + static_cast<std::size_t>(v) * L;
+            TV sum;
+            __builtin_memcpy(&sum, p, sizeof(sum));
+            sum += __builtin_convertvector(acc[d][v], TV);
+            __builtin_memcpy(p, &sum, sizeof(sum));
           }
         }
-        std::copy_n(vals, nvalid, out);
+      }
+    }
+  }
+  for (std::size_t d = 0; d < ndm && a.dm_begin + d < a.ndms; ++d) {
+    float* out = a.out + (a.dm_begin + d) * a.out_stride + a.out_col;
+    const T* tot = totals.data() + d * nsteps * W;
+    const std::size_t nt = a.t_end - a.t_begin;
+    for (std::size_t i = 0; i < nt; ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        out[i] = static_cast<float>(tot[i]);
+      } else {
+        out[i] = static_cast<float>(static_cast<std::int64_t>(tot[i]) - a.bias);
       }
     }
   }
@@ -115,6 +128,8 @@ template <class R, class T>
 KernelVariant variant_blocked(std::string_view isa, std::size_t dm_block) {
   if (dm_block == 0) dm_block = isa == "avx512" ? (std::is_floating_point_v<R> ? 8 : 16) : 8;
   switch (dm_block) {
+    case 1:
+      return variant<R, T, 1>(isa);
     case 4:
       return variant<R, T, 4>(isa);
     case 8:
@@ -122,7 +137,8 @@ KernelVariant variant_blocked(std::string_view isa, std::size_t dm_block) {
     case 16:
       return variant<R, T, 16>(isa);
     default:
-      throw Error(ErrorCode::invalid_argument, fmt::format("--cpu-config dm_block={}: expected 4, 8 or 16", dm_block));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config dm_block={}: expected 1, 4, 8 or 16", dm_block));
   }
 }
 

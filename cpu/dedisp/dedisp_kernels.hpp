@@ -3,12 +3,14 @@
 // The inner dedispersion kernel of the CPU backend and its per-ISA entry points.
 //
 // Input rows are channel-major (one row per kept channel, time contiguous), already
-// downsampled and offset to unsigned values. For a block of NDM DMs and NV vectors of time
-// the accumulators stay in registers while the kernel walks the channels: each step is one
-// unaligned vector load and one add per accumulator (SIMD over time, registers over DMs).
-// Integer lanes wrap only if a group holds too many channels, so the caller sets `group`
-// to the most channels whose sum fits the lane; partial sums of groups are added into wider
-// totals. Float input is accumulated in double.
+// downsampled and offset to unsigned values. A task (DM tile x time tile) is done in passes
+// over blocks of channels, so that a block's row segments stay in L1/L2 while every DM of the
+// tile reads them. Within a pass, for NDM DMs and NV vectors of time the accumulators stay in
+// registers while the kernel walks the block's channels: each step is one unaligned vector
+// load and one add per accumulator (SIMD over time, registers over DMs). Integer lanes wrap
+// only if a block holds too many channels, so the block is at most `group` channels (the most
+// whose sum fits the lane); pass results are added into wider totals in a per-thread buffer.
+// Float input is accumulated in double.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -26,6 +28,7 @@ struct KernelArgs {
   const std::uint32_t* offsets = nullptr;
   std::size_t nk = 0;        ///< kept channels
   std::size_t group = 0;     ///< channels per lane-safe partial sum
+  std::size_t chan_block = 0;  ///< channels walked per pass over the task (<= group): their rows stay in cache
   std::size_t dm_begin = 0;  ///< first DM of this task (a multiple of dm_block)
   std::size_t dm_end = 0;    ///< one past the last DM (a multiple of dm_block)
   std::size_t ndms = 0;      ///< DMs with output rows (DMs >= ndms are padding)
@@ -51,7 +54,7 @@ struct KernelVariant {
 };
 
 /// The kernel for `type` compiled for `isa` ("avx512", "avx2" or "generic") with `dm_block`
-/// DMs per register block (0: the variant's default; else one of 4, 8, 16); the caller checks
+/// DMs per register block (0: the variant's default; else one of 1, 4, 8, 16); the caller checks
 /// that the CPU supports the ISA.
 KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_block = 0);
 

@@ -99,11 +99,13 @@ inline std::vector<Shape> reference_shapes() {
       {96, 4, false, 3, 7, 150.0, 1000, 0.0, DelayModel::presto},    // 4-bit, odd downsampling
       {257, 8, false, 1, 6, 100.0, 900, 0.0, DelayModel::presto},    // more channels than fit a uint16 group
       {300, 8, true, 2, 5, 80.0, 700, 0.2, DelayModel::sigproc},     // signed 8-bit
+      {128, 8, true, 1, 9, 60.0, 800, 0.05, DelayModel::presto},     // signed 8-bit, no downsampling
+      {96, 8, false, 1, 2, 30.0, 700, 0.0, DelayModel::presto},      // two DMs (a small register block)
       {33, 16, false, 1, 5, 400.0, 900, 0.0, DelayModel::presto},    // 16-bit: uint32 lanes
       {40, 16, false, 2, 3, 100.0, 600, 0.0, DelayModel::sigproc},   // 16-bit downsampled
       {20, 32, false, 4, 4, 900.0, 2000, 0.1, DelayModel::sigproc},  // float, downsampled, long delays
       {16, 8, false, 1, 17, 2000.0, 1500, 0.0, DelayModel::presto},  // delays longer than most gulps
-    };
+  };
 }
 
 /// Everything the backend handed out, assembled: ndms rows of `ncols` samples, where ncols =

@@ -60,10 +60,10 @@ struct DedispInput {
 /// One group of DM trials sharing a time resolution.
 struct DedispProblem {
   DedispInput input;
-  std::vector<double> dms;           ///< trial DMs, pc cm^-3 (>= 0)
-  int downsample = 1;                ///< input samples summed per output sample
+  std::vector<double> dms;  ///< trial DMs, pc cm^-3 (>= 0)
+  int downsample = 1;       ///< input samples summed per output sample
   DelayModel model = DelayModel::presto;
-  std::vector<std::uint8_t> keep;    ///< per channel: 1 use, 0 killed; empty = all used
+  std::vector<std::uint8_t> keep;  ///< per channel: 1 use, 0 killed; empty = all used
   /// presto model only: round delays as prepsubband -nsub N does (two stages: within each
   /// subband at the mean DM of `dms`, then per subband at each DM). 0 (or nchans) = per channel,
   /// as prepdata. N must divide nchans; with N < nchans downsample must be 1. Only the delay
@@ -73,11 +73,11 @@ struct DedispProblem {
 
 struct DedispPlan {
   DedispProblem problem;
-  double ref_freq_mhz = 0.0;                ///< the output is referenced to this frequency
-  std::vector<std::int32_t> delays;         ///< [dm * nchans + chan], output samples, >= 0
-  std::vector<std::int32_t> dm_max_delay;   ///< per DM: max over kept channels
-  std::int32_t max_delay = 0;               ///< over all DMs: output samples of history needed
-  std::int32_t min_dm_max_delay = 0;        ///< min over DMs of dm_max_delay
+  double ref_freq_mhz = 0.0;               ///< the output is referenced to this frequency
+  std::vector<std::int32_t> delays;        ///< [dm * nchans + chan], output samples, >= 0
+  std::vector<std::int32_t> dm_max_delay;  ///< per DM: max over kept channels
+  std::int32_t max_delay = 0;              ///< over all DMs: output samples of history needed
+  std::int32_t min_dm_max_delay = 0;       ///< min over DMs of dm_max_delay
 
   [[nodiscard]] std::size_t ndms() const noexcept { return problem.dms.size(); }
   [[nodiscard]] int nchans() const noexcept { return problem.input.nchans; }
@@ -111,9 +111,10 @@ struct DedispBlock {
 struct DedispOptions {
   std::size_t gulp_samples = 0;                   ///< new input samples per push; 0 = backend default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
-  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=4|8|16, dm_tile, time_tile.
+  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=1|4|8|16, dm_tile, time_tile,
+  /// chan_block.
   std::map<std::string, std::string> cpu_config;
-  int threads = 0;                                ///< CPU threads; 0 = OpenMP default
+  int threads = 0;  ///< CPU threads; 0 = OpenMP default
 };
 
 /// A streaming dedisperser. push() takes new input samples; the backend keeps the history it
