@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,6 +37,7 @@ struct Args {
   int reps = 3;
   bool e2e = false;
   double gpu_peak_adds = 0;
+  std::string write_path;  // --write: only write the setup's filterbank there
   DedispOptions options;
 };
 
@@ -44,11 +45,12 @@ struct Args {
   std::printf(
       "usage: dedisp [--setup apertif|lofar|artemis|meerkat|presto-iso|all] [--device cpu|gpu|both]\n"
       "              [--seconds S] [--ndms N] [--threads N] [--reps N] [--e2e] [--gulp N]\n"
-      "              [--cpu-config k=v,...] [--gpu-config k=v,...] [--gpu-peak-adds X]\n"
+      "              [--cpu-config k=v,...] [--gpu-config k=v,...] [--gpu-peak-adds X] [--write FILE]\n"
       "Times direct dedispersion of the benchmarks.md setups (S seconds of output, random 8-bit data).\n"
       "--e2e also times the whole run from a filterbank file on disk (written first, read back, output\n"
       "kept in memory). --gpu-peak-adds: the GPU's packed-add ceiling (adds/s) when it is not measured\n"
-      "here; the H200 value of benchmarks.md (7.6e13) is used for an H200.\n");
+      "here; the H200 value of benchmarks.md (7.6e13) is used for an H200. --write FILE: write the (first)\n"
+      "setup's random 8-bit filterbank to FILE and exit (for timing other programs on it).\n");
   std::exit(code);
 }
 
@@ -86,6 +88,8 @@ Args parse_args(int argc, char** argv) {
       a.options.cpu_config = parse_key_values(value());
     } else if (k == "--gpu-config") {
       a.options.gpu_config = parse_key_values(value());
+    } else if (k == "--write") {
+      a.write_path = value();
     } else if (k == "--gpu-peak-adds") {
       a.gpu_peak_adds = std::stod(value());
     } else if (k == "-h" || k == "--help") {
@@ -185,6 +189,21 @@ double time_from_file(const bench::Setup& s, const DeviceChoice& dev, const Args
 int main(int argc, char** argv) {
   try {
     const Args a = parse_args(argc, argv);
+    if (!a.write_path.empty()) {
+      const bench::Setup s = bench::make_setup(a.setups.front(), a.ndms, a.seconds);
+      std::mt19937_64 rng(42);
+      auto w = FilterbankWriter::open(a.write_path, s.header);
+      std::vector<std::uint8_t> chunk(65536 * s.header.bytes_per_sample());
+      for (std::size_t done = 0; done < s.nin; done += 65536) {
+        const std::size_t n = std::min<std::size_t>(65536, s.nin - done);
+        for (std::size_t i = 0; i < n * s.header.bytes_per_sample(); ++i)
+          chunk[i] = static_cast<std::uint8_t>(rng() >> 56);
+        w->write_packed(chunk.data(), n);
+      }
+      w->commit();
+      std::printf("wrote %s: %zu samples, %s\n", a.write_path.c_str(), s.nin, s.description.c_str());
+      return 0;
+    }
     std::printf("fastpsr %s dedispersion bench; CPU: %s, %d threads\n", std::string(version_string).c_str(),
                 cpu::describe_cpu_features().c_str(), a.threads > 0 ? a.threads : cpu::thread_count());
     const auto ceil = bench::measure_cpu_ceilings(a.threads);
@@ -229,8 +248,7 @@ int main(int argc, char** argv) {
         const double e2e = a.e2e ? time_from_file(s, dev, a, path) : 0;
         std::printf("%-10s %-8s %6zu %8.3f %9.4f %9.4f %10.3g %8.2f %7.1f%% %8.2f %8s\n", name.c_str(),
                     dev.backend == Backend::cpu ? "cpu" : "gpu", s.total_dms(), m.data_seconds, m.seconds,
-                    m.cpu_seconds, rate,
-                    m.bytes / m.seconds / 1e9, 100.0 * floor_frac, m.data_seconds / m.seconds,
+                    m.cpu_seconds, rate, m.bytes / m.seconds / 1e9, 100.0 * floor_frac, m.data_seconds / m.seconds,
                     a.e2e ? fmt::format("{:.3f}", e2e).c_str() : "-");
         if (dev.backend != Backend::cpu && cpu_time > 0) {
           std::printf("%-10s gpu/cpu speed ratio %.1f\n", name.c_str(), cpu_time / m.seconds);
