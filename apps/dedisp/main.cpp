@@ -153,7 +153,8 @@ void add_options(CLI::App& app, Options& o) {
   auto* dev = "Backend";
   app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")->group(dev);
   app.add_option("--threads", o.threads, "CPU threads (default: all)")->group(dev);
-  app.add_option("--cpu-config", o.cpu_config, "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
+  app.add_option("--cpu-config", o.cpu_config,
+                 "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
       ->group(dev);
   app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (see -v for the current ones)")
       ->group(dev);

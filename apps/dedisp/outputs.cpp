@@ -66,7 +66,9 @@ class FileSeries final : public Output {
       if (tim && series.size() == 1) {
         paths_.push_back(o.path);
       } else {
-        paths_.push_back(dm_file_root(o.path, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
+        // "-o obs.tim" with several DMs means the root "obs": obs_DM12.50.tim ...
+        const std::string root = tim && o.path.ends_with(".tim") ? o.path.substr(0, o.path.size() - 4) : o.path;
+        paths_.push_back(dm_file_root(root, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
       }
     }
     check_unique(paths_);

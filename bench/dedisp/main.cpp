@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
           floor_frac = peak > 0 ? rate / peak : 0;
         }
         const double e2e = a.e2e ? time_from_file(s, dev, a, path) : 0;
-        std::printf("%-10s %-8s %6zu %8.3f %9.4f %9.4f %10.3g %8.2f %7.1f%% %8.2f %8s\n", name.c_str(),
+        std::printf("%-10s %-8s %6zu %8.3f %9.4f %9.4f %10.3g %8.2f %7.1f%% %8.3g %8s\n", name.c_str(),
                     dev.backend == Backend::cpu ? "cpu" : "gpu", s.total_dms(), m.data_seconds, m.seconds,
                     m.cpu_seconds, rate, m.bytes / m.seconds / 1e9, 100.0 * floor_frac, m.data_seconds / m.seconds,
                     a.e2e ? fmt::format("{:.3f}", e2e).c_str() : "-");
