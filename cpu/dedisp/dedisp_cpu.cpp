@@ -79,7 +79,7 @@ class CpuDedisperser final : public Dedisperser {
   void choose_row_type();
   void apply_config(const DedispOptions& options);
   DedispBlock emit(std::uint64_t out_end);
-  void drop_consumed();
+  void make_room(std::size_t n_ds);
 
   DedispPlan plan_;
   std::vector<int> kept_;
@@ -88,6 +88,7 @@ class CpuDedisperser final : public Dedisperser {
   std::size_t ndms_ = 0;
   std::size_t hist_ = 0;     // max delay, downsampled samples
   std::size_t gulp_ds_ = 0;  // downsampled samples per push
+  std::size_t span_ = 0;     // row samples beyond the history: compaction happens once per span
   std::size_t row_len_ = 0;
   RowType type_ = RowType::u16_total_u32;
   std::size_t elem_bytes_ = 2;
@@ -136,7 +137,10 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
     gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
   }
   // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
-  row_len_ = hist_ + gulp_ds_ + 3 * kMaxStepSamples;
+  // Rows hold the history plus `span_` samples; consumed samples are dropped (a memmove of the
+  // history) only when the next gulp does not fit, so at most one sample moves per new sample.
+  span_ = std::max(gulp_ds_, hist_);
+  row_len_ = hist_ + span_ + 3 * kMaxStepSamples;
   const std::size_t B = kernel_.dm_block;
   const std::size_t padded_dms = (ndms_ + B - 1) / B * B;
   if (static_cast<double>(nk_) * static_cast<double>(row_len_) >= 4294967295.0) {
@@ -236,7 +240,7 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
   FASTPSR_EXPECTS(nin_ % D_ == 0, "push after a push of {} samples, not a multiple of the downsampling {}", nin_, D_);
   nin_ += n;
   const std::size_t n_ds = n / D_;
-  FASTPSR_ASSERT(fill_ - base_ + n_ds <= hist_ + gulp_ds_);
+  make_room(n_ds);
   InputFormat fmt_in;
   fmt_in.nbits = plan_.problem.input.nbits;
   fmt_in.is_signed = plan_.problem.input.is_signed;
@@ -258,23 +262,27 @@ DedispBlock CpuDedisperser::flush() {
     out_final_ = nds > min_delay ? nds - min_delay : 0;
   }
   if (out_next_ >= out_final_) return DedispBlock{out_next_, 0, out_.data(), out_stride_};
-  // The input is taken as followed by zeros: append them until the last output is complete.
+  // The input is taken as followed by zeros: append them, a gulp at a time, until the next
+  // block of outputs is complete (their last sample needs fill_ > out_next_ + hist_).
   const std::uint64_t need_fill = out_final_ + hist_;
-  const auto pos = static_cast<std::size_t>(fill_ - base_);
-  const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(need_fill - fill_, hist_ + gulp_ds_ - pos));
   // Rows hold signed 8-bit input offset by 128 per summed sample, so a zero is 128 * D there.
   const std::size_t zero = bias_ != 0 ? 128 * D_ : 0;
-  for (std::size_t k = 0; k < nk_; ++k) {
-    auto* row = reinterpret_cast<std::uint8_t*>(rows_.data()) + (k * row_len_ + pos) * elem_bytes_;
-    if (zero == 0) {
-      std::memset(row, 0, nzero * elem_bytes_);
-    } else if (elem_bytes_ == 2) {
-      std::fill_n(reinterpret_cast<std::uint16_t*>(row), nzero, static_cast<std::uint16_t>(zero));
-    } else {
-      std::fill_n(reinterpret_cast<std::uint32_t*>(row), nzero, static_cast<std::uint32_t>(zero));
+  do {
+    const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(need_fill - fill_, gulp_ds_));
+    make_room(nzero);
+    const auto pos = static_cast<std::size_t>(fill_ - base_);
+    for (std::size_t k = 0; k < nk_; ++k) {
+      auto* row = reinterpret_cast<std::uint8_t*>(rows_.data()) + (k * row_len_ + pos) * elem_bytes_;
+      if (zero == 0) {
+        std::memset(row, 0, nzero * elem_bytes_);
+      } else if (elem_bytes_ == 2) {
+        std::fill_n(reinterpret_cast<std::uint16_t*>(row), nzero, static_cast<std::uint16_t>(zero));
+      } else {
+        std::fill_n(reinterpret_cast<std::uint32_t*>(row), nzero, static_cast<std::uint32_t>(zero));
+      }
     }
-  }
-  fill_ += nzero;
+    fill_ += nzero;
+  } while (fill_ <= out_next_ + hist_);
   return emit(std::min<std::uint64_t>(fill_ - hist_, out_final_));
 }
 
@@ -310,15 +318,17 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
     kernel_.fn(a);
   }
   out_next_ = out_end;
-  drop_consumed();
   return DedispBlock{first, nt, out_.data(), out_stride_};
 }
 
-// Rows keep only what later outputs read: samples from out_next_ on.
-void CpuDedisperser::drop_consumed() {
+// Before appending n_ds samples: if they do not fit, drop what no later output reads (the
+// samples before out_next_) by moving the rest to the front of each row.
+void CpuDedisperser::make_room(std::size_t n_ds) {
+  FASTPSR_ASSERT(n_ds <= gulp_ds_);
+  if (fill_ - base_ + n_ds <= hist_ + span_) return;
   const auto drop = static_cast<std::size_t>(out_next_ - base_);
-  if (drop == 0) return;
   const auto keep = static_cast<std::size_t>(fill_ - out_next_);
+  FASTPSR_ASSERT(keep + n_ds <= hist_ + span_);
   auto* bytes = reinterpret_cast<std::uint8_t*>(rows_.data());
   const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
   const long nk = static_cast<long>(nk_);
