@@ -97,7 +97,7 @@ class CpuDedisperser final : public Dedisperser {
   std::string isa_;
   KernelVariant kernel_;
   std::size_t dm_tile_ = 32;
-  std::size_t time_tile_ = 2048;
+  std::size_t time_tile_ = 0;  // 0: chosen from the delays (apply_config)
   std::size_t chan_block_ = 64;
   int threads_ = 0;
 
@@ -230,6 +230,9 @@ void CpuDedisperser::apply_config(const DedispOptions& options) {
     }
   }
   kernel_ = kernel_for(type_, isa_, dm_block);
+  // Long delays (few channels, low frequencies) leave little reuse between the DMs of a tile
+  // unless the time tile is long too; short ones keep the task's totals small.
+  if (time_tile_ == 0) time_tile_ = hist_ > 16384 ? 8192 : 2048;
   dm_tile_ = (dm_tile_ + kernel_.dm_block - 1) / kernel_.dm_block * kernel_.dm_block;
   time_tile_ = std::max(kernel_.step_samples, time_tile_ / kernel_.step_samples * kernel_.step_samples);
 }
