@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <numeric>
 
@@ -422,9 +423,10 @@ int run(int argc, char** argv) {
     devmem += dds[r]->device_bytes();
   }
   const std::size_t bps = h.bytes_per_sample();
-  std::vector<std::uint8_t> buf(gulp * bps);
+  // Two input buffers: the next gulp is read while the current one is dedispersed.
+  std::vector<std::uint8_t> bufs[2] = {std::vector<std::uint8_t>(gulp * bps), std::vector<std::uint8_t>(gulp * bps)};
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
-  host += buf.size() + zbuf.size() * sizeof(float);
+  host += 2 * bufs[0].size() + zbuf.size() * sizeof(float);
   log_verbose("memory: host {:.1f} MiB{}; gulp {} samples; output: {} ({}, {}-bit)",
               static_cast<double>(host) / 1048576.0,
               devmem > 0 ? fmt::format(", device {:.1f} MiB", static_cast<double>(devmem) / 1048576.0) : std::string(),
@@ -447,19 +449,31 @@ int run(int argc, char** argv) {
   };
   Progress progress("dedisp", nin_known.value_or(0));
   const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t requested = 0;  // samples asked of the reader so far
+  auto read_next = [&](std::vector<std::uint8_t>& into) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
+    requested += want;
+    return std::async(std::launch::async, [&reader, &into, want] {
+      return want == 0 ? std::size_t{0} : reader->read_packed(into.data(), want);
+    });
+  };
+  int cur = 0;
+  std::future<std::size_t> pending = read_next(bufs[cur]);
   for (;;) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - nread));
-    if (want == 0) break;
-    const std::size_t n = reader->read_packed(buf.data(), want);
+    const std::size_t n = pending.get();  // rethrows a read error
     if (n == 0) break;
     nread += n;
-    const std::uint8_t* data = buf.data();
+    const bool more = n == gulp && requested < limit;
+    if (more) pending = read_next(bufs[1 - cur]);
+    const std::uint8_t* data = bufs[cur].data();
     if (o.zero_dm) {
-      zero_dm_filter(buf.data(), n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
+      zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
       data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
     }
     for (std::size_t r = 0; r < dds.size(); ++r) consume(r, dds[r]->push(data, n));
     progress.update(nread);
+    if (!more) break;
+    cur = 1 - cur;
   }
   flushing = true;
   for (std::size_t r = 0; r < dds.size(); ++r) {
