@@ -56,9 +56,6 @@ TimeSeries read_presto_timeseries(const std::string& path, std::unique_ptr<ByteS
     throw Error(ErrorCode::io, fmt::format("missing .inf: expected '{}' beside it", inf_path), path);
   }
   const PrestoInf inf = read_inf(inf_path);
-  if (inf.N != std::floor(inf.N)) {
-    throw Error(ErrorCode::format, fmt::format("number of bins {} is not a whole number", inf.N), inf_path);
-  }
   const auto n = static_cast<std::uint64_t>(inf.N);
   const bool shorts = path.ends_with(".sdat") || path.ends_with(".SDAT");
   DatReader reader(std::move(src), shorts ? DatSampleType::int16 : DatSampleType::float32);
