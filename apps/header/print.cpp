@@ -223,6 +223,53 @@ const std::vector<std::string>& value_names() {
   return names;
 }
 
+std::string value_description(std::string_view name) {
+  static const std::map<std::string, std::string, std::less<>> text = {
+      {"az_start", "azimuth at the start, degrees"},
+      {"bandwidth", "|foff| x nchans, MHz"},
+      {"barycentric", "1 if barycentric"},
+      {"data_type", "SIGPROC data type code"},
+      {"datasize", "data bytes"},
+      {"datatype", "data type name"},
+      {"date", "start date YYYY/MM/DD"},
+      {"dec_deg", "declination, degrees"},
+      {"dm", "same as -refdm"},
+      {"fch1", "centre of channel 1, MHz"},
+      {"fmid", "fch1 + foff x nchans / 2, MHz"},
+      {"foff", "channel width, MHz"},
+      {"format", "the file's format"},
+      {"frame", "topocentric, barycentric or pulsarcentric"},
+      {"frequencies", "every channel's centre, MHz, one per line"},
+      {"headersize", "header bytes"},
+      {"ibeam", "beam number"},
+      {"machine", "backend name"},
+      {"machine_id", "SIGPROC machine code"},
+      {"mjd", "integer MJD of the start"},
+      {"nbeam", "same as -nbeams"},
+      {"nbeams", "number of beams"},
+      {"nbits", "bits per sample"},
+      {"nchans", "number of channels"},
+      {"nifs", "number of IFs"},
+      {"nsamples", "number of samples"},
+      {"pulsarcentric", "1 if pulsarcentric"},
+      {"ra_deg", "right ascension, degrees"},
+      {"rawdatafile", "original data file"},
+      {"refdm", "reference DM, pc/cc"},
+      {"source_name", "source name"},
+      {"src_dej", "declination +dd:mm:ss.s"},
+      {"src_raj", "right ascension hh:mm:ss.s"},
+      {"telescope", "telescope name"},
+      {"telescope_id", "SIGPROC telescope code"},
+      {"tobs", "observation length, s"},
+      {"tsamp", "sample time, microseconds"},
+      {"tstart", "MJD of the first sample"},
+      {"utstart", "UT of the start hh:mm:ss"},
+      {"za_start", "zenith angle at the start, degrees"},
+  };
+  const auto it = text.find(name);
+  return it == text.end() ? std::string(name) : it->second;
+}
+
 std::string value_text(const FileDescription& d, std::string_view name) {
   const auto it = value_table().find(name);
   if (it == value_table().end()) throw Error(ErrorCode::invalid_argument, fmt::format("no value called '{}'", name));
