@@ -37,7 +37,7 @@ test::FakePsrfits random_fake(int nbits, int npol, const std::string& pol_type, 
   const std::size_t n = static_cast<std::size_t>(f.nrows) * f.nsblk * npol * f.nchan;
   if (nbits == 32) {
     std::normal_distribution<double> g(0.0, 3.0);
-    for (std::size_t i = 0; i < n; ++i) f.raw.push_back(static_cast<float>(g(rng)));
+    for (std::size_t i = 0; i < n; ++i) f.raw.push_back(static_cast<double>(static_cast<float>(g(rng))));
   } else {
     const std::int64_t hi = nbits == 16 ? 32767 : (std::int64_t{1} << nbits) - 1;
     const std::int64_t lo = nbits == 16 ? -32768 : 0;
@@ -107,8 +107,10 @@ TEST_CASE("psrfits: every nbits and polarisation layout matches a double referen
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   for (int nbits : {1, 2, 4, 8, 16, 32}) {
-    for (const auto& [npol, pol_type] :
+    for (const auto& layout :
          std::vector<std::pair<int, std::string>>{{1, "AA+BB"}, {2, "AABB"}, {4, "AABBCRCI"}, {4, "IQUV"}}) {
+      const int npol = layout.first;
+      const std::string& pol_type = layout.second;
       for (bool ascending : {false, true}) {
         CAPTURE(nbits);
         CAPTURE(pol_type);
