@@ -164,6 +164,18 @@ TEST_CASE("timeseries: .dat + .inf, and PRESTO's rule for the .inf") {
   }
 }
 
+TEST_CASE("timeseries: .sdat (int16) with its .inf") {
+  test::TempDir dir;
+  const std::string root = (dir / "sub").string();
+  test::write_file(root + ".sdat", {0x05, 0x00, 0xfb, 0xff, 0x10, 0x27});  // 5, -5, 10000
+  write_inf(root + ".inf", simple_inf("sub", 3));
+  for (const std::string& path : {root + ".sdat", root + ".inf"}) {
+    const TimeSeries ts = read_timeseries(path);
+    CHECK(ts.origin == TimeSeriesOrigin::presto_sdat);
+    CHECK(ts.samples == std::vector<float>{5.0F, -5.0F, 10000.0F});
+  }
+}
+
 TEST_CASE("timeseries: a missing .inf names the path it expected") {
   test::TempDir dir;
   test::write_file(dir / "lonely.dat", std::vector<std::uint8_t>(16, 0));
@@ -287,11 +299,7 @@ TEST_CASE("make_inf_for: values for a header PRESTO would see differently") {
   h.nchans = 50;
   h.nifs = 2;
   h.nbits = 16;
-  InfRequest r;
-  r.name = "b";
-  r.dm = 71.0;
-  r.nsamples = 1000;
-  r.analyzer = "me";
+  const InfRequest r{.name = "b", .dm = 71.0, .nsamples = 1000, .analyzer = "someone"};
   const PrestoInf d = make_inf_for(h, r);
   CHECK(d.telescope == "Arecibo");
   CHECK(d.instrument == "WAPP");
