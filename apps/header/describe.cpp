@@ -297,7 +297,7 @@ void describe_dada(FileDescription& d, ByteSource& src) {
   for (const char* key : {"ORDER", "UTC_START", "OBS_OFFSET", "RECEIVER", "MODE"}) {
     if (const auto v = dh.get(key)) d.extra_lines.emplace_back(key, *v);
   }
-  d.details = nlohmann::json::object();
+  d.details = nlohmann::ordered_json::object();
   for (const auto& [k, v] : dh.entries) d.details[k] = v;
 }
 

@@ -69,7 +69,7 @@ int run(int argc, char** argv) {
   auto out = open_sink("-");
   int status = kExitOk;
   const bool several = files.size() > 1;
-  nlohmann::json all = nlohmann::json::array();
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
   bool first = true;
   for (const auto& path : files) {
     FileDescription d;

@@ -276,14 +276,14 @@ std::string value_text(const FileDescription& d, std::string_view name) {
   return it->second(d) + "\n";
 }
 
-nlohmann::json to_json(const FileDescription& d) {
+nlohmann::ordered_json to_json(const FileDescription& d) {
   const SigprocHeader& h = d.header;
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["file"] = d.path;
   j["format"] = format_name(d.format);
   j["header_size"] = d.header_bytes;
-  j["data_size"] = d.data_bytes ? nlohmann::json(*d.data_bytes) : nlohmann::json(nullptr);
-  j["nsamples"] = d.nsamples ? nlohmann::json(*d.nsamples) : nlohmann::json(nullptr);
+  j["data_size"] = d.data_bytes ? nlohmann::ordered_json(*d.data_bytes) : nlohmann::ordered_json(nullptr);
+  j["nsamples"] = d.nsamples ? nlohmann::ordered_json(*d.nsamples) : nlohmann::ordered_json(nullptr);
   j["tobs"] = tobs_s(d);
   j["telescope"] = d.telescope;
   j["machine"] = d.machine;
@@ -291,7 +291,7 @@ nlohmann::json to_json(const FileDescription& d) {
   j["frame"] = frame(h);
   j["date"] = sigproc_date_string(h.tstart);
   // Every header keyword present, under its SIGPROC name and in SIGPROC units.
-  nlohmann::json keys = nlohmann::json::object();
+  nlohmann::ordered_json keys = nlohmann::ordered_json::object();
   for (const auto& k : h.keys) {
     if (k == "FREQUENCY_START") {
       keys["frequency_table"] = h.frequency_table;

@@ -24,6 +24,6 @@ std::string value_description(std::string_view name);
 std::string value_text(const FileDescription& d, std::string_view name);
 
 /// Everything as one JSON object.
-nlohmann::json to_json(const FileDescription& d);
+nlohmann::ordered_json to_json(const FileDescription& d);
 
 }  // namespace fastpsr::app

@@ -28,7 +28,9 @@ printf '%s\t8\t1000\n%s\t8\t1000\n' "$WORK/a.fil" "$WORK/b.fil" >"$WORK/want"
 "$HEADER" "$WORK/a.fil" "$WORK/b.fil" --nchans -nsamples | diff -u "$WORK/want" - || fail "several files"
 # JSON: an object for one file, an array for several.
 json=$("$HEADER" --json "$WORK/a.fil")
-case "$json" in "{"*'"nchans": 8'*'"tsamp": 6.4e-05'*'"nsamples": 1000'*) ;; *) fail "json: $json" ;; esac
+for want in '"nchans": 8' '"tsamp": 6.4e-05' '"nsamples": 1000' '"format": "SIGPROC filterbank"'; do
+  case "$json" in "{"*"$want"*) ;; *) fail "json lacks $want: $json" ;; esac
+done
 [ "$("$HEADER" --json "$WORK/a.fil" "$WORK/b.fil" | head -c 1)" = "[" ] || fail "json array"
 # A usage error is status 2.
 set +e
