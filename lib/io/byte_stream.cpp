@@ -304,7 +304,13 @@ std::unique_ptr<ByteSink> open_sink(const std::string& path) {
     }
     throw Error(ErrorCode::io, fmt::format("cannot create output file: {}", errno_text(err)), path);
   }
-  ::fchmod(fd, 0644);
+  // mkstemp creates 0600; give the file the mode an ordinary open() would (0666 less umask).
+  static const mode_t umask_bits = [] {
+    const mode_t m = ::umask(0);
+    ::umask(m);
+    return m;
+  }();
+  ::fchmod(fd, 0666 & ~umask_bits);
   return std::make_unique<AtomicFileSink>(fd, path, temp);
 }
 
