@@ -306,6 +306,7 @@ GulpWork DedispEngine::plan_gulp(std::int64_t n_new, std::int64_t n_zero, int in
   p.n_new = n_new;
   p.n_zero = n_zero;
   p.keep_from = avail - w.new_hist_len;
+  p.zero_value = plan_.problem.input.is_signed ? static_cast<std::uint32_t>(128 * plan_.downsample()) : 0U;
   p.g = d_g_.get();
   p.g_row_words = row_words;
   p.q = q;

@@ -85,11 +85,12 @@ struct PrepParams {
   const void* hist_in = nullptr;  ///< nkept rows of hist_pitch elements: the previous history
   void* hist_out = nullptr;       ///< the new history
   std::int64_t hist_pitch = 0;
-  std::int64_t hist_len = 0;   ///< history samples present
-  std::int64_t n_new = 0;      ///< new downsampled samples from `in`
-  std::int64_t n_zero = 0;     ///< zero samples appended after them (flush)
-  std::int64_t keep_from = 0;  ///< first sample kept as the next history
-  std::uint32_t* g = nullptr;  ///< lane-interleaved output, nkept rows of g_row_words words
+  std::int64_t hist_len = 0;     ///< history samples present
+  std::int64_t n_new = 0;        ///< new downsampled samples from `in`
+  std::int64_t n_zero = 0;       ///< zero samples appended after them (flush)
+  std::uint32_t zero_value = 0;  ///< a prepared zero: 128 * downsample for signed input (offset)
+  std::int64_t keep_from = 0;    ///< first sample kept as the next history
+  std::uint32_t* g = nullptr;    ///< lane-interleaved output, nkept rows of g_row_words words
   std::int64_t g_row_words = 0;
   std::int64_t q = 0;
   std::int64_t cover = 0;  ///< samples [0, cover) are produced

@@ -49,7 +49,9 @@ __global__ void prep_kernel(const PrepParams p) {
     const int chan = k < p.nkept ? p.kept[k] : 0;
     for (int j = ty; j < kTile; j += kRows) {
       const std::int64_t s = s0 + j;
-      std::uint32_t v = 0;
+      // Past the new samples the input continues with zeros (flush); signed input is stored
+      // offset by +128 per sample, so its zero is zero_value.
+      std::uint32_t v = s >= p.hist_len + p.n_new ? p.zero_value : 0U;
       if (k < p.nkept && s >= p.hist_len && s < p.hist_len + p.n_new) {
         const std::int64_t row0 = (s - p.hist_len) * p.downsample;
         if constexpr (P::kIsFloat) {
