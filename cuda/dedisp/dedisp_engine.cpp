@@ -163,7 +163,8 @@ void DedispEngine::choose_shape() {
   const auto shared_for = [&](const KernelShape& sh, const tiling::BlockRecords& r) {
     return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), r.max_span), r.record);
   };
-  if (s.threads() > props_.max_threads_per_block) {
+  const auto too_many_threads = [&](const KernelShape& sh) { return sh.threads() > props_.max_threads_per_block; };
+  if ((given("threads_dm") || given("items_dm")) && too_many_threads(s)) {
     throw Error(
         ErrorCode::invalid_argument,
         fmt::format("--gpu-config threads_time x threads_dm = {} x {}: more than the {} threads a block may have",
@@ -186,7 +187,7 @@ void DedispEngine::choose_shape() {
     KernelShape trial = s;
     trial.threads_dm = t;
     trial.items_dm = i;
-    if (trial.threads() > props_.max_threads_per_block) continue;
+    if (too_many_threads(trial)) continue;
     tiling::BlockRecords r = records_for(trial.dms_per_block());
     if (!given("chans_per_stage")) {
       while (trial.chans_per_stage > 1 && shared_for(trial, r) > props_.shared_per_block_optin)
@@ -204,12 +205,15 @@ void DedispEngine::choose_shape() {
     }
   }
   if (!found) {
-    throw Error(
-        ErrorCode::invalid_argument,
-        fmt::format("the kernel's shared-memory staging needs {:.1f} KiB per block, more than the {:.1f} KiB of "
-                    "GPU {}: lower chans_per_stage, stages, threads_dm, items_dm or threads_time",
-                    static_cast<double>(smallest_shared) / 1024.0,
-                    static_cast<double>(props_.shared_per_block_optin) / 1024.0, device_));
+    const double needed_kib = smallest_shared == std::numeric_limits<std::size_t>::max()
+                                  ? 0.0
+                                  : static_cast<double>(smallest_shared) / 1024.0;
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("no kernel shape fits GPU {}: at most {} threads per block and {:.1f} KiB of shared memory "
+                            "({:.1f} KiB needed at least): lower chans_per_stage, stages, threads_dm, items_dm or "
+                            "threads_time",
+                            device_, props_.max_threads_per_block,
+                            static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
   }
   s = best;
   records_ = std::move(best_records);
