@@ -94,7 +94,9 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
     in_.emplace_back(gulp_ds_ * static_cast<std::size_t>(plan_.downsample()) * bps_);
     out_.emplace_back(plan_.ndms() * static_cast<std::size_t>(out_pitch_));
   }
-  FASTPSR_CUDA_TRY(dedisp_kernel_allow_shared(cfg_.shape, shared_bytes_));
+  // The device's whole opt-in limit, not shared_bytes_: the attribute belongs to the kernel, which
+  // other engines (other plans, other shapes) may launch with more.
+  FASTPSR_CUDA_TRY(dedisp_kernel_allow_shared(cfg_.shape, props_.shared_per_block_optin));
 }
 
 void DedispEngine::resolve_lanes() {
