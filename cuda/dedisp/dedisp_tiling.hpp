@@ -17,10 +17,11 @@
 ///
 /// Blocks: a block computes `dms_per_block` consecutive DMs x `tile_words` consecutive words u.
 /// Per (DM block, kept channel) a record holds base = min delay over the block's DMs, the span
-/// (max - min delay), and per DM the offset delay - base + (base & 3). The block stages words
-/// [u0 + base - (base & 3), ...) of each channel row into shared memory with 16-byte copies; a
-/// thread then reads word tile_word + offset of the staged row.
+/// (max - min delay), and per DM the offset delay - base + (base & 3) (stored in bytes). The block
+/// stages words [u0 + base - (base & 3), ...) of each channel row into shared memory with 16-byte
+/// copies; a thread then reads word tile_word + offset of the staged row.
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -62,7 +63,8 @@ FASTPSR_HD RowWindow row_window(std::int64_t u0, std::int32_t base, std::int32_t
 FASTPSR_HD int row_pitch_words(int tile_words, int max_span) { return ((3 + tile_words + max_span) + 3) & ~3; }
 
 /// Record of one (DM block, kept channel): int32 values. [0] base, [1] span, [2..3] unused,
-/// [4 + j] offset of the block's DM j (padded to a multiple of 4 with zeros).
+/// [4 + j] offset of the block's DM j in bytes, 4 * (delay - base + (base & 3)), so that a thread
+/// adds it to its row pointer with one instruction (padded to a multiple of 4 with zeros).
 constexpr int kRecordHeader = 4;
 FASTPSR_HD int record_ints(int dms_per_block) { return kRecordHeader + ((dms_per_block + 3) & ~3); }
 
@@ -96,7 +98,14 @@ struct Lanes4 {
   struct Total {
     std::uint32_t v[4] = {0, 0, 0, 0};
   };
-  FASTPSR_HD static std::uint32_t odd_bytes(std::uint32_t w) { return (w >> 8) & 0x00FF00FFu; }
+  /// Bytes 1 and 3 of w moved to bytes 0 and 2: one PRMT on the device.
+  FASTPSR_HD static std::uint32_t odd_bytes(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(w, 0U, 0x4341U);
+#else
+    return (w >> 8) & 0x00FF00FFu;
+#endif
+  }
   FASTPSR_HD static void add(Partial& p, std::uint32_t a) {
     p.all += a;
     p.hi += odd_bytes(a);
@@ -214,6 +223,11 @@ FASTPSR_HD void load_offsets(const std::int32_t* p, std::int32_t (&o)[MD]) {
 #endif
 }
 
+/// `p` advanced by `bytes` (a multiple of 4).
+FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t bytes) {
+  return reinterpret_cast<const std::uint32_t*>(reinterpret_cast<const char*>(p) + bytes);
+}
+
 /// The accumulators of one thread: items_dm DMs x items_time words, and the flush countdown.
 template <class P, int T, int MD>
 struct ThreadTile {
@@ -247,8 +261,8 @@ struct ThreadTile {
         load_offsets<MD>(offsets + (r + 1) * record + dm0, ob);
         FASTPSR_UNROLL
         for (int j = 0; j < MD; ++j) {
-          const std::uint32_t* pa = ra + oa[j];
-          const std::uint32_t* pb = rb + ob[j];
+          const std::uint32_t* pa = at_byte(ra, oa[j]);
+          const std::uint32_t* pb = at_byte(rb, ob[j]);
           FASTPSR_UNROLL
           for (int k = 0; k < T; ++k) P::add2(part[j][k], pa[32 * k], pb[32 * k]);
         }
@@ -262,7 +276,7 @@ struct ThreadTile {
       load_offsets<MD>(offsets + r * record + dm0, oa);
       FASTPSR_UNROLL
       for (int j = 0; j < MD; ++j) {
-        const std::uint32_t* pa = ra + oa[j];
+        const std::uint32_t* pa = at_byte(ra, oa[j]);
         FASTPSR_UNROLL
         for (int k = 0; k < T; ++k) P::add(part[j][k], pa[32 * k]);
       }
@@ -313,7 +327,10 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
       rec[0] = lo;
       rec[1] = hi - lo;
       for (std::size_t m = dm_first; m < dm_end; ++m) {
-        rec[kRecordHeader + (m - dm_first)] = delays[m * static_cast<std::size_t>(nchans) + chan] - lo + (lo & 3);
+        // In int64: a span this large never fits shared memory, so the clamped value is never used.
+        const std::int64_t bytes =
+            4 * (std::int64_t{delays[m * static_cast<std::size_t>(nchans) + chan]} - lo + (lo & 3));
+        rec[kRecordHeader + (m - dm_first)] = static_cast<std::int32_t>(std::min<std::int64_t>(bytes, INT32_MAX));
       }
       br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
     }

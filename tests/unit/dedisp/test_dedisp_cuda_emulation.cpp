@@ -160,7 +160,8 @@ struct Emulator {
             std::memcpy(&srec[static_cast<std::size_t>(r * rec.record)], rc, static_cast<std::size_t>(rec.record) * 4);
             // Every word a thread reads lies in the copied window.
             for (int j = 0; j < rec.record - tl::kRecordHeader; ++j) {
-              REQUIRE(rc[tl::kRecordHeader + j] + tile - 1 < win.words);
+              REQUIRE(rc[tl::kRecordHeader + j] % 4 == 0);
+              REQUIRE(rc[tl::kRecordHeader + j] / 4 + tile - 1 < win.words);
             }
           }
           for (int ty = 0; ty < sh.threads_dm; ++ty) {
@@ -318,9 +319,9 @@ TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
   for (std::size_t m = 0; m < plan.ndms(); ++m) {
     for (int k = 0; k < 7; ++k) {
       const auto* rc = r.ints.data() + ((m / 2) * 7 + static_cast<std::size_t>(k)) * static_cast<std::size_t>(r.record);
-      const int d = rc[0] - (rc[0] & 3) + rc[tl::kRecordHeader + m % 2];
+      const int d = rc[0] - (rc[0] & 3) + rc[tl::kRecordHeader + m % 2] / 4;
       CHECK(d == plan.delays[m * 7 + static_cast<std::size_t>(k)]);
-      CHECK(rc[tl::kRecordHeader + m % 2] - (rc[0] & 3) <= rc[1]);
+      CHECK(rc[tl::kRecordHeader + m % 2] / 4 - (rc[0] & 3) <= rc[1]);
     }
   }
 }
