@@ -14,9 +14,9 @@ namespace fastpsr::cuda {
 struct KernelShape {
   int lanes = 4;  ///< 4, 2, 1 (integer) or 1 with is_float
   bool is_float = false;
-  int threads_time = 64;     ///< block x, a multiple of 32
+  int threads_time = 32;     ///< block x, a multiple of 32
   int threads_dm = 8;        ///< block y
-  int items_time = 2;        ///< words per thread (instantiated: 1, 2, 4)
+  int items_time = 4;        ///< words per thread (instantiated: 1, 2, 4)
   int items_dm = 4;          ///< DMs per thread (instantiated: 1, 2, 4, 8)
   int chans_per_stage = 16;  ///< channel rows staged in shared memory per step
   int stages = 2;            ///< shared-memory stages (1: no overlap, 2: double buffering, 3)
