@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -202,31 +203,49 @@ int main(int argc, char** argv) {
       const DedispPlan plan = make_plan(kSetups[1]);
       const auto n_out = static_cast<std::size_t>(sweep_seconds / kSetups[1].tsamp_s);
       const bool full = sweep == "full";
-      const std::vector<int> tt = full ? std::vector<int>{32, 64, 128} : std::vector<int>{64, 128};
+      const std::vector<int> tt = full ? std::vector<int>{32, 64, 128} : std::vector<int>{32, 64};
       const std::vector<int> td = full ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{4, 8};
       const std::vector<int> it = full ? std::vector<int>{1, 2, 4} : std::vector<int>{2, 4};
       const std::vector<int> id = full ? std::vector<int>{2, 4, 8} : std::vector<int>{4, 8};
-      const std::vector<int> cs = full ? std::vector<int>{8, 16, 32} : std::vector<int>{16};
+      const std::vector<int> cs = full ? std::vector<int>{16, 32} : std::vector<int>{16};
       const std::vector<int> st = full ? std::vector<int>{2, 3} : std::vector<int>{2};
-      for (int a : tt)
-        for (int b : td)
-          for (int c : it)
-            for (int e : id)
-              for (int f : cs)
+      const std::vector<int> mad = {0, 1};
+      std::vector<std::map<std::string, std::string> > configs;
+      for (int a : tt) {
+        for (int b : td) {
+          if (a * b > props.max_threads_per_block) continue;
+          for (int c : it) {
+            for (int e : id) {
+              for (int f : cs) {
                 for (int g : st) {
-                  if (a * b > props.max_threads_per_block) continue;
-                  DedispOptions o;
-                  o.gpu_config = {{"threads_time", std::to_string(a)},    {"threads_dm", std::to_string(b)},
-                                  {"items_time", std::to_string(c)},      {"items_dm", std::to_string(e)},
-                                  {"chans_per_stage", std::to_string(f)}, {"stages", std::to_string(g)}};
-                  try {
-                    const auto t = cuda::time_dedisp_kernels(plan, o, device, n_out, 3, rng());
-                    const double work = static_cast<double>(plan.ndms()) * plan.nchans() * static_cast<double>(t.n_out);
-                    points.push_back({t.config, t.kernel_ms, work / (t.kernel_ms * 1e-3) / ceil.sample_adds_per_s});
-                  } catch (const Error&) {
-                    ++failed;  // too many registers or too much shared memory for this device
+                  for (int h : mad) {
+                    configs.push_back({{"threads_time", std::to_string(a)},
+                                       {"threads_dm", std::to_string(b)},
+                                       {"items_time", std::to_string(c)},
+                                       {"items_dm", std::to_string(e)},
+                                       {"chans_per_stage", std::to_string(f)},
+                                       {"stages", std::to_string(g)},
+                                       {"mad_hi", std::to_string(h)}});
                   }
                 }
+              }
+            }
+          }
+        }
+      }
+      std::printf("sweeping %zu configurations on apertif 2048 DMs...\n", configs.size());
+      std::fflush(stdout);
+      for (const auto& cfg : configs) {
+        DedispOptions o;
+        o.gpu_config = cfg;
+        try {
+          const auto t = cuda::time_dedisp_kernels(plan, o, device, n_out, 3, rng());
+          const double work = static_cast<double>(plan.ndms()) * plan.nchans() * static_cast<double>(t.n_out);
+          points.push_back({t.config, t.kernel_ms, work / (t.kernel_ms * 1e-3) / ceil.sample_adds_per_s});
+        } catch (const Error&) {
+          ++failed;  // too many registers or too much shared memory for this device
+        }
+      }
       std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) { return x.fraction > y.fraction; });
       std::printf(
           "sweep on apertif 2048 DMs, %.1f s of data: %zu configurations ran, %d rejected by the device "

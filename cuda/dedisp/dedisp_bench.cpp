@@ -30,7 +30,10 @@ DedispKernelTiming time_dedisp_kernels(const DedispPlan& plan, const DedispOptio
       std::memcpy(host.data() + i, &f, 4);
     }
   } else {
-    for (auto& b : host) b = static_cast<std::uint8_t>(rng());
+    for (std::size_t i = 0; i < host.size(); i += 8) {
+      const std::uint64_t r = rng();
+      std::memcpy(host.data() + i, &r, std::min<std::size_t>(8, host.size() - i));
+    }
   }
   FASTPSR_CUDA_TRY(cudaMemcpy(engine.in_slot(0), host.data(), host.size(), cudaMemcpyHostToDevice));
 

@@ -17,6 +17,7 @@ struct DedispGpuConfig {
   KernelShape shape;              ///< lanes here is the resolved lane mode
   int lanes_request = 0;          ///< 0 = choose from the data
   int flush_chans = 0;            ///< 0 = the lane capacity (integer) or 16 (float)
+  bool mad_hi = false;            ///< lanes 4: odd bytes through IMAD.HI instead of PRMT
   std::size_t gulp = 0;           ///< input samples per push; 0 = options.gulp_samples or automatic
   int pipeline = 2;               ///< gulps in flight (pinned and device slots)
   std::size_t max_device_mb = 0;  ///< 0 = free device memory less a margin

@@ -19,7 +19,8 @@ cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, 
   if (s.is_float) return dedisp_float_op(op, s, p, shared, stream, a);
   switch (s.lanes) {
     case 4:
-      return dedisp_lanes4_op(op, s, p, shared, stream, a);
+      return s.mad_hi ? dedisp_lanes4mad_op(op, s, p, shared, stream, a)
+                      : dedisp_lanes4_op(op, s, p, shared, stream, a);
     case 2:
       return dedisp_lanes2_op(op, s, p, shared, stream, a);
     default:
@@ -109,6 +110,7 @@ void DedispEngine::resolve_lanes() {
           ErrorCode::invalid_argument,
           fmt::format("--gpu-config lanes={}: 32-bit float input is summed one sample per word (lanes=1)", req));
     }
+    if (cfg_.mad_hi) throw Error(ErrorCode::invalid_argument, "--gpu-config mad_hi=1 applies to lanes=4 only");
     s.lanes = 1;
     s.is_float = true;
     element_bytes_ = 4;
@@ -138,8 +140,13 @@ void DedispEngine::resolve_lanes() {
         fmt::format("--gpu-config lanes=2 needs prepared values <= 65535; {}-bit input downsampled by {} reaches {}",
                     in.nbits, plan_.downsample(), max_value));
   }
+  if (cfg_.mad_hi && lanes != 4) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config mad_hi=1 applies to lanes=4 only, not {}", lanes));
+  }
   s.lanes = lanes;
   s.is_float = false;
+  s.mad_hi = cfg_.mad_hi;
   element_bytes_ = lanes == 4 ? 1 : (lanes == 2 ? 2 : 4);
   if (lanes == 1) {
     if (cfg_.given.count("flush_chans") != 0) {
@@ -355,7 +362,8 @@ void DedispEngine::advance(const GulpWork& w) {
 std::string DedispEngine::describe() const {
   const KernelShape& s = cfg_.shape;
   const char* mode = s.is_float     ? "float32 sums (flushed into double)"
-                     : s.lanes == 4 ? "4 x 8-bit per word, 16-bit lanes"
+                     : s.lanes == 4 ? (s.mad_hi ? "4 x 8-bit per word, 16-bit lanes, odd bytes by IMAD.HI"
+                                                : "4 x 8-bit per word, 16-bit lanes, odd bytes by PRMT")
                      : s.lanes == 2 ? "2 x 16-bit per word, 16-bit lanes"
                                     : "1 x 32-bit integer per word";
   return fmt::format(

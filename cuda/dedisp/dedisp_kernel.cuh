@@ -85,6 +85,7 @@ __global__ void dedisp_kernel(const DedispKernelParams p) {
   };
 
   tiling::ThreadTile<P, T, MD> acc;
+  acc.aux = p.hi_multiplier;
   for (int s = 0; s + 1 < p.stages; ++s) issue(s);
   const int word0 = tiling::tile_word(tx, 0, T);
   for (int chunk = 0; chunk < nchunks; ++chunk) {

@@ -14,6 +14,7 @@ namespace fastpsr::cuda {
 struct KernelShape {
   int lanes = 4;  ///< 4, 2, 1 (integer) or 1 with is_float
   bool is_float = false;
+  bool mad_hi = false;       ///< lanes 4: odd bytes through IMAD.HI (Lanes4Mad) instead of PRMT
   int threads_time = 32;     ///< block x, a multiple of 32
   int threads_dm = 8;        ///< block y
   int items_time = 4;        ///< words per thread (instantiated: 1, 2, 4)
@@ -46,6 +47,7 @@ struct DedispKernelParams {
   int row_pitch = 0;  ///< shared-memory words per staged row
   int chans_per_stage = 1;
   int stages = 2;
+  std::uint32_t hi_multiplier = 1U << 24;  ///< Lanes4Mad's 2^24, unknown to the compiler
 };
 
 /// Dynamic shared memory of the dedispersion kernel, bytes.
@@ -67,6 +69,8 @@ cudaError_t launch_dedisp_kernel(const KernelShape& s, const DedispKernelParams&
 /// Per-lane-mode entry points (one .cu file each); `op` 0 = attributes, 1 = allow shared, 2 = launch.
 cudaError_t dedisp_lanes4_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                              cudaStream_t stream, KernelAttributes* attrs);
+cudaError_t dedisp_lanes4mad_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                                cudaStream_t stream, KernelAttributes* attrs);
 cudaError_t dedisp_lanes2_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                              cudaStream_t stream, KernelAttributes* attrs);
 cudaError_t dedisp_lanes1_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,

@@ -13,7 +13,8 @@
 ///   L = 4: four 8-bit values (values <= 255), two accumulators of two 16-bit lanes each;
 ///   L = 2: two 16-bit values, one accumulator of two 16-bit lanes;
 ///   L = 1: one 32-bit integer or one float.
-/// Lane sums are flushed into 32-bit totals before any 16-bit lane can overflow.
+/// Lane sums are flushed into 32-bit totals before any 16-bit lane can overflow. L = 4 has two
+/// variants of the same arithmetic (Lanes4, Lanes4Mad) that load different pipes of the SM.
 ///
 /// Blocks: a block computes `dms_per_block` consecutive DMs x `tile_words` consecutive words u.
 /// Per (DM block, kept channel) a record holds base = min delay over the block's DMs, the span
@@ -106,11 +107,11 @@ struct Lanes4 {
     return (w >> 8) & 0x00FF00FFu;
 #endif
   }
-  FASTPSR_HD static void add(Partial& p, std::uint32_t a) {
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) {
     p.all += a;
     p.hi += odd_bytes(a);
   }
-  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b) {
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) {
     p.all += a + b;
     p.hi += odd_bytes(a) + odd_bytes(b);
   }
@@ -126,6 +127,30 @@ struct Lanes4 {
   FASTPSR_HD static std::uint32_t lane_sum(const Total& t, const Partial&, int lane) { return t.v[lane]; }
 };
 
+/// Lanes4 with the odd bytes summed by IMAD.HI: hi + ((w & 0xFF00FF00) * 2^24 >> 32) is bytes 1
+/// and 3 moved down and added in one multiply-add, on the FP32/IMAD pipe instead of the integer
+/// ALU that the other adds and masks use. `aux` must be 2^24; it comes from a kernel parameter so
+/// that the compiler cannot turn the multiply back into a shift.
+struct Lanes4Mad : Lanes4 {
+  FASTPSR_HD static std::uint32_t mad_hi(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#if defined(__CUDA_ARCH__)
+    std::uint32_t r;
+    asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+#else
+    return static_cast<std::uint32_t>((std::uint64_t{a} * b) >> 32) + c;
+#endif
+  }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t aux) {
+    p.all += a;
+    p.hi = mad_hi(a & 0xFF00FF00u, aux, p.hi);
+  }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t aux) {
+    p.all += a + b;
+    p.hi = mad_hi(a & 0xFF00FF00u, aux, mad_hi(b & 0xFF00FF00u, aux, p.hi));
+  }
+};
+
 /// Two 16-bit values per word, summed in two 16-bit lanes.
 struct Lanes2 {
   static constexpr int kLanes = 2;
@@ -138,8 +163,8 @@ struct Lanes2 {
   struct Total {
     std::uint32_t v[2] = {0, 0};
   };
-  FASTPSR_HD static void add(Partial& p, std::uint32_t a) { p.v += a; }
-  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b) { p.v += a + b; }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += a; }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) { p.v += a + b; }
   FASTPSR_HD static void flush(Total& t, Partial& p) {
     t.v[0] += p.v & 0xFFFFu;
     t.v[1] += p.v >> 16;
@@ -158,8 +183,8 @@ struct Lanes1 {
     std::uint32_t v = 0;
   };
   struct Total {};
-  FASTPSR_HD static void add(Partial& p, std::uint32_t a) { p.v += a; }
-  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b) { p.v += a + b; }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += a; }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) { p.v += a + b; }
   FASTPSR_HD static void flush(Total&, Partial&) {}
   FASTPSR_HD static std::uint32_t lane_sum(const Total&, const Partial& p, int) { return p.v; }
 };
@@ -185,8 +210,8 @@ struct LanesFloat {
     return f;
 #endif
   }
-  FASTPSR_HD static void add(Partial& p, std::uint32_t a) { p.v += as_float(a); }
-  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b) {
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += as_float(a); }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) {
     p.v += as_float(a);
     p.v += as_float(b);
   }
@@ -234,6 +259,7 @@ struct ThreadTile {
   typename P::Partial part[MD][T];
   typename P::Total total[MD][T];
   int since_flush = 0;
+  std::uint32_t aux = 0;  ///< passed to the lane adds (Lanes4Mad: 2^24, from a kernel parameter)
 
   FASTPSR_HD void flush_all() {
     FASTPSR_UNROLL
@@ -264,7 +290,7 @@ struct ThreadTile {
           const std::uint32_t* pa = at_byte(ra, oa[j]);
           const std::uint32_t* pb = at_byte(rb, ob[j]);
           FASTPSR_UNROLL
-          for (int k = 0; k < T; ++k) P::add2(part[j][k], pa[32 * k], pb[32 * k]);
+          for (int k = 0; k < T; ++k) P::add2(part[j][k], pa[32 * k], pb[32 * k], aux);
         }
         since_flush += 2;
       }
@@ -278,7 +304,7 @@ struct ThreadTile {
       for (int j = 0; j < MD; ++j) {
         const std::uint32_t* pa = at_byte(ra, oa[j]);
         FASTPSR_UNROLL
-        for (int k = 0; k < T; ++k) P::add(part[j][k], pa[32 * k]);
+        for (int k = 0; k < T; ++k) P::add(part[j][k], pa[32 * k], aux);
       }
       since_flush += 1;
     }

@@ -93,6 +93,7 @@ TEST_CASE("cuda dedisp: 8-bit input, shapes, downsampling, masks, forced lane mo
         check_case(plan, nin, 509, {}, seed + static_cast<std::uint64_t>(s.nchans * 10 + D), D == 1);
         if (D == 1) {
           check_case(plan, nin, 509, {{"lanes", "2"}}, seed + 1);
+          check_case(plan, nin, 509, {{"mad_hi", "1"}}, seed + 4);
           check_case(plan, nin, 331, {{"lanes", "1"}}, seed + 2);
         }
       }
@@ -193,7 +194,7 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
   const DedispPlan pf = test::make_case_plan(c);
   const std::size_t nin = 3 * static_cast<std::size_t>(p8.max_delay) + 900;
   int i = 0;
-  for (const char* lanes : {"4", "2", "1", "float"}) {
+  for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
     for (int t : {1, 2, 4}) {
       for (int md : {1, 2, 4, 8}) {
         Config cfg = {{"items_time", std::to_string(t)},
@@ -203,7 +204,12 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
                       {"stages", std::to_string(1 + i % 3)},
                       {"chans_per_stage", std::to_string(i % 3 == 0 ? 1 : (i % 3 == 1 ? 5 : 16))}};
         const bool is_float = std::string(lanes) == "float";
-        if (!is_float) cfg["lanes"] = lanes;
+        if (std::string(lanes) == "4mad") {
+          cfg["lanes"] = "4";
+          cfg["mad_hi"] = "1";
+        } else if (!is_float) {
+          cfg["lanes"] = lanes;
+        }
         check_case(is_float ? pf : p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i));
         ++i;
       }
@@ -222,6 +228,7 @@ TEST_CASE("cuda dedisp: lane flushes at and below capacity with extreme 8-bit da
   for (const char* flush : {"1", "2", "3", "256", "257"}) {
     check_case(plan, nin, 250, {{"flush_chans", flush}}, seed, true);
     check_case(plan, nin, 250, {{"flush_chans", flush}, {"lanes", "2"}}, seed + 1, true);
+    check_case(plan, nin, 250, {{"flush_chans", flush}, {"mad_hi", "1"}}, seed + 2, true);
   }
   check_case(plan, nin, 250, {}, seed + 2, true);
 }
@@ -281,6 +288,8 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
   c.nbits = 16;
   const DedispPlan p16 = test::make_case_plan(c);
   expect_error(p16, {{"lanes", "4"}}, ErrorCode::invalid_argument);
+  expect_error(p16, {{"mad_hi", "1"}}, ErrorCode::invalid_argument);
+  expect_error(p8, {{"mad_hi", "2"}}, ErrorCode::invalid_argument);
   expect_error(p16, {{"lanes", "1"}, {"flush_chans", "5"}}, ErrorCode::invalid_argument);
   c.nbits = 32;
   expect_error(test::make_case_plan(c), {{"lanes", "2"}}, ErrorCode::invalid_argument);

@@ -140,6 +140,7 @@ struct Emulator {
       for (int b = 0; b < rec.blocks; ++b) {
         const std::int64_t u0 = t * tile;
         std::vector<tl::ThreadTile<P, T, MD>> acc(static_cast<std::size_t>(nthreads));
+        for (auto& a : acc) a.aux = 1U << 24;  // as the kernel sets it from DedispKernelParams
         for (int chunk = 0; chunk < nchunks; ++chunk) {
           const int first = chunk * cs;
           const int nrows = std::min(cs, static_cast<int>(nk) - first);
@@ -287,6 +288,12 @@ TEST_CASE("cuda dedisp emulation: lane arithmetic recovers four 8-bit sums from 
     tl::Lanes4::flush(t, p);
     for (int b = 0; b < 4; ++b) CHECK(t.v[b] == want[b]);
   }
+  // The IMAD.HI form of the odd bytes is the same number.
+  for (int trial = 0; trial < 1000; ++trial) {
+    const auto w = static_cast<std::uint32_t>(rng());
+    const auto acc = static_cast<std::uint32_t>(rng() & 0x7FFF7FFFU);
+    CHECK(tl::Lanes4Mad::mad_hi(w & 0xFF00FF00U, 1U << 24, acc) == acc + tl::Lanes4::odd_bytes(w));
+  }
   CHECK(tl::lane_flush_capacity(255) == 257);
   CHECK(tl::lane_flush_capacity(255 * 2) == 128);
   CHECK(tl::max_prepared_value(8, 3) == 765);
@@ -337,6 +344,7 @@ TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streami
   every_tile<tl::Lanes4>(plan, EmuShape{4, false, 64, 1, 0, 0, 5, 0}, 700, static_cast<std::size_t>(plan.max_delay) + 1,
                          seed + 10);
   every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 3, 0, 0, 2, 0}, 700, 700, seed + 20);
+  every_tile<tl::Lanes4Mad>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0}, 700, 97, seed + 30);
 }
 
 TEST_CASE("cuda dedisp emulation: lane flushes, signed input, masks, 1 channel, DM 0") {
@@ -347,6 +355,7 @@ TEST_CASE("cuda dedisp emulation: lane flushes, signed input, masks, 1 channel, 
   const DedispPlan plan = test::make_case_plan(c);
   for (int flush : {1, 2, 3, 0}) {
     emulate_and_check<tl::Lanes4, 2, 2>(plan, EmuShape{4, false, 32, 1, 2, 2, 16, flush}, 200, 64, seed + 2 * flush);
+    emulate_and_check<tl::Lanes4Mad, 4, 2>(plan, EmuShape{4, false, 32, 1, 4, 2, 16, flush}, 200, 64, seed + 3);
     emulate_and_check<tl::Lanes2, 2, 2>(plan, EmuShape{2, false, 32, 1, 2, 2, 7, flush}, 200, 64, seed + 1);
   }
   c.is_signed = true;
