@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "ppf_engine.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cuda::ppf {
+namespace {
+
+int config_int(const std::map<std::string, std::string>& kv, const std::string& key, int fallback) {
+  const auto it = kv.find(key);
+  if (it == kv.end()) return fallback;
+  int v = 0;
+  const auto& s = it->second;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("--gpu-config {}={}: not an integer", key, s));
+  }
+  return v;
+}
+
+bool is_one_of(int v, std::initializer_list<int> allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+InType in_type(VoltageType t) {
+  switch (t) {
+    case VoltageType::ci8:
+      return InType::ci8;
+    case VoltageType::ci16:
+      return InType::ci16;
+    case VoltageType::cf32:
+      return InType::cf32;
+  }
+  return InType::ci8;
+}
+
+}  // namespace
+
+std::string GpuConfig::describe() const {
+  if (fir == Fir::cache) {
+    return fmt::format("FIR cache kernel ({} channels x {} spectra per thread), chunk {} spectra", cache.block_channels,
+                       cache.spectra_per_thread, chunk_spectra);
+  }
+  return fmt::format("FIR shared-memory kernel ({} channels x {} spectra, {} per thread), chunk {} spectra",
+                     shared.block_channels, shared.block_rows * shared.spectra_per_thread, shared.spectra_per_thread,
+                     chunk_spectra);
+}
+
+GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
+                           const DeviceProperties& props) {
+  for (const auto& [k, v] : kv) {
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk") {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk)", k));
+    }
+  }
+  GpuConfig cfg;
+  const auto fir = kv.find("fir");
+  const bool fir_given = fir != kv.end();
+  if (fir_given) {
+    if (fir->second == "cache") {
+      cfg.fir = GpuConfig::Fir::cache;
+    } else if (fir->second == "shared") {
+      cfg.fir = GpuConfig::Fir::shared;
+    } else {
+      throw Error(ErrorCode::invalid_argument, fmt::format("--gpu-config fir={}: not cache or shared", fir->second));
+    }
+  }
+  const int ntaps = plan.ntaps();
+  const int npol = plan.npol();
+  if (cfg.fir == GpuConfig::Fir::shared) {
+    FirSharedConfig& s = cfg.shared;
+    s.block_channels = config_int(kv, "cb", 32);
+    const int sb = config_int(kv, "sb", 32);
+    s.spectra_per_thread = config_int(kv, "ry", 4);
+    FASTPSR_EXPECTS(s.block_channels >= 32 && s.block_channels % 32 == 0 && s.block_channels <= 1024,
+                    "--gpu-config cb={}: the shared kernel needs a multiple of 32 up to 1024", s.block_channels);
+    FASTPSR_EXPECTS(is_one_of(s.spectra_per_thread, {1, 2, 4, 8}), "--gpu-config ry={}: not 1, 2, 4 or 8",
+                    s.spectra_per_thread);
+    FASTPSR_EXPECTS(sb >= s.spectra_per_thread && sb % s.spectra_per_thread == 0,
+                    "--gpu-config sb={}: not a multiple of ry={}", sb, s.spectra_per_thread);
+    s.block_rows = sb / s.spectra_per_thread;
+    FASTPSR_EXPECTS(s.block_channels * s.block_rows <= props.max_threads_per_block,
+                    "--gpu-config cb={} sb={} ry={}: {} threads per block, more than the GPU's {}", s.block_channels,
+                    sb, s.spectra_per_thread, s.block_channels * s.block_rows, props.max_threads_per_block);
+    const std::size_t bytes = fir_shared_bytes(s, ntaps, npol);
+    if (bytes > props.shared_per_block_optin) {
+      FASTPSR_EXPECTS(!fir_given, "--gpu-config fir=shared: the tile needs {} bytes of shared memory, the GPU has {}",
+                      bytes, props.shared_per_block_optin);
+      cfg.fir = GpuConfig::Fir::cache;
+    }
+  }
+  if (cfg.fir == GpuConfig::Fir::cache) {
+    FirCacheConfig& c = cfg.cache;
+    const bool shared_keys_default = !fir_given;  // cb/sb were meant for the shared kernel
+    c.block_channels = shared_keys_default ? 128 : config_int(kv, "cb", 128);
+    c.spectra_per_thread = shared_keys_default ? 8 : config_int(kv, "sb", 8);
+    FASTPSR_EXPECTS(c.block_channels >= 1 && c.block_channels <= props.max_threads_per_block,
+                    "--gpu-config cb={}: not in 1 ... {}", c.block_channels, props.max_threads_per_block);
+    FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {1, 2, 4, 8, 16, 32}),
+                    "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
+  }
+  const std::size_t spectrum_bytes = plan.out_channels() * static_cast<std::size_t>(npol) * sizeof(float2);
+  const auto l2_default = static_cast<int>(std::clamp<std::size_t>(
+      std::max<std::size_t>(props.l2_bytes, std::size_t{4} << 20) / 3 / spectrum_bytes, 1, 65535));
+  cfg.chunk_spectra = config_int(kv, "chunk", l2_default);
+  FASTPSR_EXPECTS(cfg.chunk_spectra >= 1 && cfg.chunk_spectra <= 65535, "--gpu-config chunk={}: not in 1 ... 65535",
+                  cfg.chunk_spectra);
+  return cfg;
+}
+
+PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStream_t stream)
+    : plan_(plan), cfg_(cfg), stream_(stream) {
+  const std::size_t c = static_cast<std::size_t>(plan_.nchans());
+  const std::size_t pol = static_cast<std::size_t>(plan_.npol());
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t f = static_cast<std::size_t>(plan_.ncoarse());
+  coeff_ = DeviceBuffer(plan_.coeffs.size() * sizeof(float));
+  FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
+  phase_ = DeviceBuffer(plan_.phase.size() * sizeof(float));
+  FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
+  filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
+  // A partial chunk transforms stale spectra too; they must be finite from the start.
+  FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
+  if (c > 1) {
+    const int n = plan_.nchans();
+    const int p = plan_.npol();
+    if (plan_.complex_output()) {
+      fft_.make(n, p, n * p, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, stream_);
+    } else {
+      fft_.make(n, p, n * p, p, n * p, static_cast<int>(f) * cfg_.chunk_spectra, stream_);
+    }
+  }
+  if (cfg_.fir == GpuConfig::Fir::shared) {
+    FASTPSR_CUDA_TRY(fir_shared_prepare(in_type(plan_.problem.input), plan_.npol(), cfg_.shared.spectra_per_thread,
+                                        fir_shared_bytes(cfg_.shared, plan_.ntaps(), plan_.npol())));
+  }
+}
+
+std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
+  if (!plan_.complex_output()) return rows;
+  const auto chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  return (rows + chunk - 1) / chunk * chunk;
+}
+
+std::size_t PpfEngine::device_bytes() const noexcept {
+  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + fft_.work_bytes();
+}
+
+void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t pol = static_cast<std::size_t>(p.npol);
+  const std::size_t f_count = static_cast<std::size_t>(p.ncoarse);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  auto* filt = filt_.get<cufftComplex>();
+  const int dir = plan_.inverse_fft ? CUFFT_INVERSE : CUFFT_FORWARD;
+  if (!plan_.complex_output()) {
+    if (c == 1) return;  // a 1-point DFT is the identity
+    for (std::size_t q = 0; q < pol; ++q) FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), filt + q, filt + q, dir));
+    return;
+  }
+  for (std::size_t f = 0; f < f_count; ++f) {
+    const std::size_t f_out = p.descending ? f_count - 1 - f : f;
+    cufftComplex* src = filt + f * chunk * c * pol;
+    auto* dst = reinterpret_cast<cufftComplex*>(out) + s0 * f_count * c * pol + f_out * c * pol;
+    if (c == 1) {
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(dst, f_count * pol * sizeof(cufftComplex), src, pol * sizeof(cufftComplex),
+                                         pol * sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, stream_));
+      continue;
+    }
+    for (std::size_t q = 0; q < pol; ++q) FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), src + q, dst + q, dir));
+  }
+}
+
+void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t pol = static_cast<std::size_t>(p.npol);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  const std::size_t total = rows * spr;
+  const bool detect = !plan_.complex_output() && (stages & kStageDetect) != 0;
+  if (detect) FASTPSR_CUDA_TRY(cudaMemsetAsync(out, 0, rows * plan_.row_floats() * sizeof(float), stream_));
+  for (std::size_t s0 = 0; s0 < total; s0 += chunk) {
+    const std::size_t n = std::min(chunk, total - s0);
+    if ((stages & kStageFir) != 0) {
+      FirArgs a;
+      a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
+      a.in_coarse_stride = in_coarse_stride;
+      a.coeff = coeff_.get<float>();
+      a.phase = phase_.get<float2>();
+      a.out = filt_.get<float2>();
+      a.out_coarse_stride = chunk * c * pol;
+      a.nchans = p.nchans;
+      a.ntaps = p.ntaps;
+      a.nspectra = static_cast<int>(n);
+      a.ncoarse = p.ncoarse;
+      a.npol = p.npol;
+      a.type = in_type(p.input);
+      if (cfg_.fir == GpuConfig::Fir::cache) {
+        FASTPSR_CUDA_TRY(launch_fir_cache(a, cfg_.cache, stream_));
+      } else {
+        FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
+      }
+    }
+    if ((stages & kStageFft) != 0) fft_chunk(s0, static_cast<float2*>(out));
+    if (detect) {
+      DetectArgs d;
+      d.spec = filt_.get<float2>();
+      d.spec_coarse_stride = chunk * c * pol;
+      d.nchans = p.nchans;
+      d.npol = p.npol;
+      d.ncoarse = p.ncoarse;
+      d.descending = p.descending;
+      d.g0 = static_cast<long long>(s0);
+      d.n = static_cast<int>(n);
+      d.spectra_per_row = plan_.spectra_per_row();
+      d.detection = static_cast<int>(p.detection);
+      d.out = static_cast<float*>(out);
+      d.row_floats = plan_.row_floats();
+      d.if_stride = plan_.out_channels();
+      FASTPSR_CUDA_TRY(launch_detect(d, stream_));
+    }
+  }
+}
+
+}  // namespace fastpsr::cuda::ppf
