@@ -5,8 +5,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <random>
 
 #include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/error.hpp"
@@ -49,6 +51,9 @@ unsigned fftw_flags(ChanneliserOptions::FftwEffort e) {
 constexpr std::size_t kScratchTargetBytes = std::size_t{1} << 20;  // per thread: FIR + FFT block in L2
 constexpr int kMaxSpectraPerBlock = 16;
 constexpr std::size_t kDefaultGulpBytes = std::size_t{16} << 20;
+
+// Stages of process(); benchmarks time them one by one.
+enum Stage : unsigned { kFir = 1U, kFft = 2U, kOut = 4U, kAll = 7U };
 
 class CpuChanneliser final : public Channeliser {
  public:
@@ -158,6 +163,27 @@ class CpuChanneliser final : public Channeliser {
     return bytes;
   }
 
+  // Benchmarks: `rows` rows over input already in the buffer (random bytes; floats in [−1, 1)).
+  double time_rows(std::size_t rows, unsigned stages) {
+    const auto t0 = std::chrono::steady_clock::now();
+    process(rows, stages);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void fill_random(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (auto& r : raw_) {
+      if (plan_.problem.input == VoltageType::cf32) {
+        auto* f = reinterpret_cast<float*>(r.data());
+        std::uniform_real_distribution<float> u(-1.0F, 1.0F);
+        for (std::size_t i = 0; i < r.size() / sizeof(float); ++i) f[i] = u(rng);
+      } else {
+        for (auto& b : r) b = static_cast<std::uint8_t>(rng());
+      }
+    }
+    count_ = capacity_;
+  }
+  [[nodiscard]] std::size_t capacity_samples() const noexcept { return capacity_; }
+
  private:
   void make_fft_plan(unsigned flags) {
     const auto& p = plan_.problem;
@@ -178,7 +204,7 @@ class CpuChanneliser final : public Channeliser {
                     sizeof(fftwf_complex));
   }
 
-  void process(std::size_t rows) {
+  void process(std::size_t rows, unsigned stages = kAll) {
     const auto& p = plan_.problem;
     const std::size_t units_per_coarse =
         (rows + static_cast<std::size_t>(rows_per_unit_) - 1) / static_cast<std::size_t>(rows_per_unit_);
@@ -189,12 +215,12 @@ class CpuChanneliser final : public Channeliser {
       const std::size_t r0 =
           (static_cast<std::size_t>(u) % units_per_coarse) * static_cast<std::size_t>(rows_per_unit_);
       const std::size_t r1 = std::min(rows, r0 + static_cast<std::size_t>(rows_per_unit_));
-      process_unit(static_cast<int>(f), r0, r1, scratch_[static_cast<std::size_t>(omp_get_thread_num())].get());
+      process_unit(static_cast<int>(f), r0, r1, scratch_[static_cast<std::size_t>(omp_get_thread_num())].get(), stages);
     }
   }
 
   // Rows [r0, r1) of coarse channel f, in blocks of at most sb_ filtered spectra.
-  void process_unit(int f, std::size_t r0, std::size_t r1, fftwf_complex* scratch) {
+  void process_unit(int f, std::size_t r0, std::size_t r1, fftwf_complex* scratch, unsigned stages) {
     const auto& p = plan_.problem;
     const std::size_t c = static_cast<std::size_t>(p.nchans);
     const std::size_t pol = static_cast<std::size_t>(p.npol);
@@ -223,8 +249,9 @@ class CpuChanneliser final : public Channeliser {
       b.npol = p.npol;
       b.nspectra = static_cast<int>(s1 - s0);
       b.block_channels = block_channels_;
-      fir_block(p.input, b);
-      fftwf_execute_dft(fft_.get(), scratch, scratch);
+      if ((stages & kFir) != 0) fir_block(p.input, b);
+      if ((stages & kFft) != 0) fftwf_execute_dft(fft_.get(), scratch, scratch);
+      if ((stages & kOut) == 0) continue;
       for (std::size_t s = s0; s < s1; ++s) {
         const float* spec = work + (s - s0) * c * pol * 2;
         if (plan_.complex_output()) {
@@ -295,6 +322,52 @@ class CpuChanneliser final : public Channeliser {
 
 std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options) {
   return std::make_unique<CpuChanneliser>(plan, options);
+}
+
+PpfCpuTiming benchmark_cpu_ppf(const ChanneliserPlan& plan, const ChanneliserOptions& options, std::size_t nspectra,
+                               int repeats) {
+  const std::size_t spr = static_cast<std::size_t>(plan.spectra_per_row());
+  const std::size_t rows = nspectra / spr;
+  FASTPSR_EXPECTS(rows > 0, "benchmark of {} spectra gives no output row", nspectra);
+  ChanneliserOptions o = options;
+  o.gulp_samples = (rows * spr + static_cast<std::size_t>(plan.ntaps())) * static_cast<std::size_t>(plan.nchans());
+  CpuChanneliser ch(plan, o);
+  ch.fill_random(12345);
+  auto median_ms = [&](unsigned stages) {
+    ch.time_rows(rows, stages);  // warm-up: pages touched, caches and threads started
+    std::vector<double> ms;
+    for (int r = 0; r < repeats; ++r) ms.push_back(ch.time_rows(rows, stages));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  PpfCpuTiming t;
+  t.rows = rows;
+  t.config = ch.describe();
+  t.total_ms = median_ms(kAll);
+  t.fir_ms = median_ms(kFir);
+  t.fft_ms = median_ms(kFft);
+  return t;
+}
+
+double measure_host_copy_bandwidth(std::size_t bytes, int repeats, int threads) {
+  const int nt = threads > 0 ? threads : thread_count();
+  std::vector<std::uint8_t> a(bytes, 1);
+  std::vector<std::uint8_t> b(bytes, 0);
+  std::vector<double> secs;
+  for (int r = 0; r <= repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(nt)
+    {
+      const std::size_t per = (bytes + static_cast<std::size_t>(omp_get_num_threads()) - 1) /
+                              static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t begin = std::min(bytes, per * static_cast<std::size_t>(omp_get_thread_num()));
+      const std::size_t end = std::min(bytes, begin + per);
+      std::memcpy(b.data() + begin, a.data() + begin, end - begin);
+    }
+    if (r > 0) secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(secs.begin(), secs.end());
+  return 2.0 * static_cast<double>(bytes) / secs[secs.size() / 2];
 }
 
 bool import_fftw_wisdom(const std::string& path) {

@@ -186,7 +186,7 @@ std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const
 }
 
 PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const ChanneliserOptions& options, int device,
-                                     std::size_t nspectra, int repeats) {
+                                     std::size_t nspectra, int repeats, bool split_stages) {
   set_device(device);
   const auto props = device_properties(device);
   const auto cfg = ppf::parse_gpu_config(options.gpu_config, plan, props);
@@ -222,9 +222,11 @@ PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const Channeli
   r.rows = rows;
   r.config = cfg.describe();
   r.total_ms = time_stages(ppf::kStageAll);
-  r.fir_ms = time_stages(ppf::kStageFir);
-  r.fft_ms = time_stages(ppf::kStageFft);
-  if (!plan.complex_output()) r.detect_ms = time_stages(ppf::kStageDetect);
+  if (split_stages) {
+    r.fir_ms = time_stages(ppf::kStageFir);
+    r.fft_ms = time_stages(ppf::kStageFft);
+    if (!plan.complex_output()) r.detect_ms = time_stages(ppf::kStageDetect);
+  }
   return r;
 }
 

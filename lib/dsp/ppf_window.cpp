@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <numbers>
 
+#include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
 
 namespace fastpsr {
@@ -153,6 +155,52 @@ PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int 
   const double d[3] = {1.5, 5.5, 10.5};
   for (int i = 0; i < 3; ++i) s.leakage_db[i] = db(ppf_channel_response(coeffs, nchans, d[i]));
   return s;
+}
+
+std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
+  const auto bytes = read_all(path);
+  std::vector<float> out;
+  if (bytes.size() == count * sizeof(float)) {
+    out.resize(count);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+  } else {
+    const std::string text(bytes.begin(), bytes.end());
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      const char ch = text[pos];
+      if (ch == '#') {
+        pos = text.find('\n', pos);
+        if (pos == std::string::npos) break;
+        continue;
+      }
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',') {
+        ++pos;
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str() + pos, &end);
+      if (end == text.c_str() + pos) {
+        throw Error(ErrorCode::format,
+                    fmt::format("neither {} float32 values ({} bytes) nor text: '{}' at byte {} is not a number", count,
+                                count * sizeof(float), text.substr(pos, 12), pos),
+                    path);
+      }
+      out.push_back(static_cast<float>(v));
+      pos = static_cast<std::size_t>(end - text.c_str());
+    }
+    if (out.size() != count) {
+      throw Error(ErrorCode::format,
+                  fmt::format("{} coefficients in the text; --channels x --taps need {} (or a binary file of {} bytes)",
+                              out.size(), count, count * sizeof(float)),
+                  path);
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) {
+      throw Error(ErrorCode::format, fmt::format("coefficient {} is not a finite number", i), path);
+    }
+  }
+  return out;
 }
 
 }  // namespace fastpsr

@@ -13,6 +13,22 @@ namespace fastpsr::cpu {
 /// the same cache-resident block. Throws Error(resource) when FFTW cannot make a plan.
 std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options);
 
+/// Benchmark support (bench/ppf): the PPF over `nspectra` filtered spectra per coarse channel
+/// of pseudo-random input already in memory (the push copy excluded), median of `repeats` runs,
+/// and the FIR and FFT stages timed alone over the same blocks.
+struct PpfCpuTiming {
+  double total_ms = 0.0;
+  double fir_ms = 0.0;
+  double fft_ms = 0.0;
+  std::size_t rows = 0;
+  std::string config;
+};
+PpfCpuTiming benchmark_cpu_ppf(const ChanneliserPlan& plan, const ChanneliserOptions& options, std::size_t nspectra,
+                               int repeats);
+/// Host memory copy bandwidth with `threads` threads (0: all), bytes read plus written per
+/// second, median of `repeats` copies of `bytes`.
+double measure_host_copy_bandwidth(std::size_t bytes, int repeats, int threads);
+
 /// FFTW wisdom (single precision): import before planning, export after, so that measured
 /// plans are made once per machine. import returns false when the file is absent or invalid.
 bool import_fftw_wisdom(const std::string& path);

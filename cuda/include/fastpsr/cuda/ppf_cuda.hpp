@@ -39,9 +39,10 @@ struct PpfDeviceTiming {
   std::string config;      ///< the kernel configuration used
 };
 /// Runs the PPF of `plan` over `nspectra` filtered spectra per coarse channel of pseudo-random
-/// input made on the device, `repeats` times after a warm-up, timed with CUDA events.
+/// input made on the device, `repeats` times after a warm-up, timed with CUDA events; with
+/// `split_stages` the FIR, FFT and detection stages are also timed alone.
 PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const ChanneliserOptions& options, int device,
-                                     std::size_t nspectra, int repeats);
+                                     std::size_t nspectra, int repeats, bool split_stages);
 /// Device-to-device copy bandwidth, bytes read plus written per second (median of `repeats`
 /// copies of `bytes`).
 double measure_copy_bandwidth(int device, std::size_t bytes, int repeats);
