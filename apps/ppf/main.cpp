@@ -283,7 +283,7 @@ int run(int argc, char** argv) {
     const std::size_t n = reader->read(buf.data(), gulp);
     if (n == 0) break;
     nsamples += n;
-    write_rows(ch->push(buf.data(), n, n));
+    write_rows(ch->push(buf.data(), n, gulp));  // coarse channel f starts at f·gulp samples
     progress.update(reader->position_bytes());
   }
   for (auto b = ch->flush(); !b.empty(); b = ch->flush()) write_rows(b);

@@ -18,11 +18,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool keyword_char(char ch) {
-  return std::isupper(static_cast<unsigned char>(ch)) != 0 || std::isdigit(static_cast<unsigned char>(ch)) != 0 ||
-         ch == '_' || ch == '-' || ch == ' ';
-}
-
 // FITS value text: a quoted string ('' is a quote inside), or a bare number/word; a '/' starts
 // a comment outside quotes.
 std::string card_value(std::string_view v) {
@@ -85,14 +80,6 @@ long long GuppiHeader::get_int_or(const std::string& key, long long fallback, co
 long long GuppiHeader::get_int(const std::string& key, const std::string& source) const {
   if (!get(key)) throw Error(ErrorCode::format, fmt::format("GUPPI header has no {} card", key), source);
   return get_int_or(key, 0, source);
-}
-
-bool looks_like_guppi(std::span<const std::uint8_t> b) {
-  if (b.size() < kCard) return false;
-  for (std::size_t i = 0; i < 8; ++i) {
-    if (!keyword_char(static_cast<char>(b[i]))) return false;
-  }
-  return b[0] != ' ' && b[8] == '=' && b[9] == ' ';
 }
 
 std::optional<GuppiHeader> read_guppi_header(ByteSource& src) {

@@ -7,8 +7,10 @@
 
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/format_detect.hpp"
 #include "fastpsr/guppi.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/mjd.hpp"
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr {
@@ -58,8 +60,9 @@ class TimeMajorReader final : public VoltageReader {
   [[nodiscard]] std::uint64_t position_bytes() const noexcept override { return src_->position(); }
   [[nodiscard]] std::optional<std::uint64_t> size_bytes() const noexcept override { return src_->size(); }
 
-  std::size_t read(void* dst, std::size_t n) override {
+  std::size_t read(void* dst, std::size_t n_wanted) override {
     const std::size_t row = info_.time_sample_bytes();
+    std::size_t n = n_wanted;  // coarse channel f goes to f·n_wanted samples
     if (data_bytes_) n = static_cast<std::size_t>(std::min<std::uint64_t>(n, (*data_bytes_ - consumed_) / row));
     const bool direct = info_.ncoarse == 1 && (info_.npol == 1 || !pol_major_);
     auto* out = static_cast<std::uint8_t*>(dst);
@@ -73,7 +76,7 @@ class TimeMajorReader final : public VoltageReader {
           src_->name());
     }
     const std::size_t samples = got / row;
-    if (!direct) reorder(buf, out, samples);
+    if (!direct) reorder(buf, out, samples, n_wanted);
     return samples;
   }
 
@@ -83,8 +86,8 @@ class TimeMajorReader final : public VoltageReader {
     return scratch_.data();
   }
 
-  // [n][F][P] (TFP) or [n][P][F] (TPF) → [F][n][P], complex values of `value` bytes.
-  void reorder(const std::uint8_t* in, std::uint8_t* out, std::size_t n) const {
+  // [n][F][P] (TFP) or [n][P][F] (TPF) → [F][stride][P], complex values of `value` bytes.
+  void reorder(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t stride) const {
     const std::size_t value = 2 * component_bytes(info_.type);
     const std::size_t f_count = static_cast<std::size_t>(info_.ncoarse);
     const std::size_t p_count = static_cast<std::size_t>(info_.npol);
@@ -92,7 +95,7 @@ class TimeMajorReader final : public VoltageReader {
       for (std::size_t f = 0; f < f_count; ++f) {
         for (std::size_t p = 0; p < p_count; ++p) {
           const std::size_t src_index = pol_major_ ? (t * p_count + p) * f_count + f : (t * f_count + f) * p_count + p;
-          const std::size_t dst_index = (f * n + t) * p_count + p;
+          const std::size_t dst_index = (f * stride + t) * p_count + p;
           std::memcpy(out + dst_index * value, in + src_index * value, value);
         }
       }
@@ -424,21 +427,14 @@ double mjd_from_utc(const std::string& utc, const std::string& source) {
       mm > 59 || ss < 0.0 || ss >= 61.0) {
     throw Error(ErrorCode::format, fmt::format("UTC '{}' is not YYYY-MM-DD-hh:mm:ss", utc), source);
   }
-  // Days from 1970-01-01 of a proleptic Gregorian date (Hinnant's days_from_civil).
-  const int yy = mo <= 2 ? y - 1 : y;
-  const int era = (yy >= 0 ? yy : yy - 399) / 400;
-  const int yoe = yy - era * 400;
-  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const long long days = static_cast<long long>(era) * 146097 + doe - 719468;
-  return static_cast<double>(days + 40587) + (hh * 3600.0 + mm * 60.0 + ss) / 86400.0;
+  return static_cast<double>(mjd_of_calendar_date(y, mo, d)) + (hh * 3600.0 + mm * 60.0 + ss) / 86400.0;
 }
 
 std::unique_ptr<VoltageReader> open_voltage_reader(std::unique_ptr<ByteSource> src,
                                                    const std::optional<RawVoltageOptions>& raw) {
-  const auto head = src->peek(4096);
-  if (looks_like_dada(head)) return open_dada(std::move(src));
-  if (looks_like_guppi(head)) {
+  const FileFormat format = detect_format(src->peek(kDetectBytes), src->name());
+  if (format == FileFormat::dada) return open_dada(std::move(src));
+  if (format == FileFormat::guppi_raw) {
     auto first = read_guppi_header(*src);
     if (!first) throw Error(ErrorCode::format, "empty GUPPI file", src->name());
     return std::make_unique<GuppiReader>(std::move(src), std::move(*first));

@@ -2,18 +2,12 @@
 #include "fastpsr/ppf_output.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "fastpsr/error.hpp"
 
 namespace fastpsr {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 // Baseband bin of fine channel j: (j − ⌊C/2⌋) ascending, (C − 1 − j − ⌊C/2⌋) descending.
 int baseband_bin(const ChanneliserPlan& plan, std::size_t o) {
@@ -31,17 +25,6 @@ double ppf_channel_centre_mhz(const VoltageInfo& in, const ChanneliserPlan& plan
   return in.coarse_centre_mhz[f] + baseband_bin(plan, o) * in.chan_bw_mhz / plan.nchans();
 }
 
-int sigproc_telescope_id(const std::string& name) {
-  const std::string want = lower(name);
-  if (want.empty()) return 0;
-  if (want == "green bank" || want.rfind("green bank", 0) == 0) return 6;
-  for (int id = 1; id < 100; ++id) {
-    const std::string known = lower(sigproc_telescope_name(id));
-    if (known.find('?') == std::string::npos && (known == want || want.rfind(known, 0) == 0)) return id;
-  }
-  return 0;
-}
-
 SigprocHeader make_ppf_filterbank_header(const VoltageInfo& in, const ChanneliserPlan& plan, int nbits,
                                          const std::string& rawdatafile) {
   FASTPSR_EXPECTS(!plan.complex_output(), "a filterbank holds detected power, not complex output");
@@ -52,7 +35,7 @@ SigprocHeader make_ppf_filterbank_header(const VoltageInfo& in, const Channelise
   h.rawdatafile = rawdatafile.substr(0, 79);
   h.source_name = in.source_name.substr(0, 79);
   h.machine_id = 0;
-  h.telescope_id = sigproc_telescope_id(in.telescope);
+  h.telescope_id = std::max(0, sigproc_telescope_id(in.telescope));  // unknown: 0 (Fake)
   h.src_raj = in.src_raj;
   h.src_dej = in.src_dej;
   h.data_type = 1;

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,9 +28,7 @@ struct GuppiHeader {
   [[nodiscard]] long long get_int_or(const std::string& key, long long fallback, const std::string& source) const;
 };
 
-/// True when the bytes start like a GUPPI card: an 8-character keyword, '=' in column 9.
-bool looks_like_guppi(std::span<const std::uint8_t> first_bytes);
-
+/// (Recognising a GUPPI RAW file: format_detect.hpp.)
 /// Reads one block header (and its DIRECTIO padding) from `src`, leaving it at the payload.
 /// nullopt at a clean end of data; Error(format) naming the source and byte offset for a
 /// truncated or malformed header.

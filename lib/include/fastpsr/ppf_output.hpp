@@ -37,10 +37,6 @@ SigprocHeader make_ppf_filterbank_header(const VoltageInfo& in, const Channelise
 /// The PSRDADA header of complex output (needs plan.problem.descending == false).
 DadaHeader make_ppf_dada_header(const VoltageInfo& in, const ChanneliserPlan& plan);
 
-/// SIGPROC telescope_id of a telescope name (case-insensitive; "Arecibo" → 1, "GBT" → 6 ...),
-/// 0 (Fake) when unknown.
-int sigproc_telescope_id(const std::string& name);
-
 /// 8-bit output of power rows: each (IF, channel) is mapped to 128 + 16·(x − mean)/rms, rounded
 /// and clipped to 0 ... 255, with mean and rms measured once over the first `calib_rows` rows
 /// (all rows when there are fewer) and kept for the whole file, so that streaming gives the same
