@@ -25,13 +25,13 @@ __global__ void detect_kernel(DetectArgs a) {
   const int f = static_cast<int>(blockIdx.z);
   const float2* spec = a.spec + static_cast<std::size_t>(f) * a.spec_coarse_stride;
   for (long long g = begin; g < end; ++g) {
-    const std::size_t base = (static_cast<std::size_t>(g - a.g0) * C + static_cast<std::size_t>(c)) * P;
+    const std::size_t base = static_cast<std::size_t>(g - a.g0) * C + static_cast<std::size_t>(c);
     const float2 x = spec[base];
     const float xx = x.x * x.x + x.y * x.y;
     if constexpr (P == 1) {
       acc[0] += xx;
     } else {
-      const float2 y = spec[base + 1];
+      const float2 y = spec[base + a.spec_pol_stride];
       const float yy = y.x * y.x + y.y * y.y;
       switch (a.detection) {
         case 0:

@@ -40,6 +40,10 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  if (fir == Fir::reg) {
+    return fmt::format("FIR register kernel ({} channels x {} spectra per thread, taps in registers), chunk {} spectra",
+                       cache.block_channels, cache.spectra_per_thread, chunk_spectra);
+  }
   if (fir == Fir::cache) {
     return fmt::format("FIR cache kernel ({} channels x {} spectra per thread), chunk {} spectra", cache.block_channels,
                        cache.spectra_per_thread, chunk_spectra);
@@ -58,19 +62,36 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     }
   }
   GpuConfig cfg;
+  const int ntaps = plan.ntaps();
+  const int npol = plan.npol();
   const auto fir = kv.find("fir");
   const bool fir_given = fir != kv.end();
   if (fir_given) {
-    if (fir->second == "cache") {
+    if (fir->second == "register") {
+      cfg.fir = GpuConfig::Fir::reg;
+    } else if (fir->second == "cache") {
       cfg.fir = GpuConfig::Fir::cache;
     } else if (fir->second == "shared") {
       cfg.fir = GpuConfig::Fir::shared;
     } else {
-      throw Error(ErrorCode::invalid_argument, fmt::format("--gpu-config fir={}: not cache or shared", fir->second));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--gpu-config fir={}: not register, cache or shared", fir->second));
+    }
+  } else {
+    // Default: the register kernel where its taps are compiled in, else the shared-memory
+    // kernel where its tile fits, else the cache kernel.
+    const int sb = config_int(kv, "sb", 8);
+    if (fir_register_supports(ntaps, sb)) {
+      cfg.fir = GpuConfig::Fir::reg;
+    } else {
+      FirSharedConfig s;
+      s.block_rows = std::max(1, config_int(kv, "sb", 32) / std::max(1, config_int(kv, "ry", 4)));
+      s.block_channels = config_int(kv, "cb", 32);
+      s.spectra_per_thread = config_int(kv, "ry", 4);
+      cfg.fir = fir_shared_bytes(s, ntaps, npol) <= props.shared_per_block_optin ? GpuConfig::Fir::shared
+                                                                                 : GpuConfig::Fir::cache;
     }
   }
-  const int ntaps = plan.ntaps();
-  const int npol = plan.npol();
   if (cfg.fir == GpuConfig::Fir::shared) {
     FirSharedConfig& s = cfg.shared;
     s.block_channels = config_int(kv, "cb", 32);
@@ -87,21 +108,24 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                     "--gpu-config cb={} sb={} ry={}: {} threads per block, more than the GPU's {}", s.block_channels,
                     sb, s.spectra_per_thread, s.block_channels * s.block_rows, props.max_threads_per_block);
     const std::size_t bytes = fir_shared_bytes(s, ntaps, npol);
-    if (bytes > props.shared_per_block_optin) {
-      FASTPSR_EXPECTS(!fir_given, "--gpu-config fir=shared: the tile needs {} bytes of shared memory, the GPU has {}",
-                      bytes, props.shared_per_block_optin);
-      cfg.fir = GpuConfig::Fir::cache;
-    }
-  }
-  if (cfg.fir == GpuConfig::Fir::cache) {
+    FASTPSR_EXPECTS(bytes <= props.shared_per_block_optin,
+                    "--gpu-config fir=shared: the tile needs {} bytes of shared memory, the GPU has {}", bytes,
+                    props.shared_per_block_optin);
+  } else {
     FirCacheConfig& c = cfg.cache;
-    const bool shared_keys_default = !fir_given;  // cb/sb were meant for the shared kernel
-    c.block_channels = shared_keys_default ? 128 : config_int(kv, "cb", 128);
-    c.spectra_per_thread = shared_keys_default ? 8 : config_int(kv, "sb", 8);
+    c.block_channels = config_int(kv, "cb", 128);
+    c.spectra_per_thread = config_int(kv, "sb", 8);
     FASTPSR_EXPECTS(c.block_channels >= 1 && c.block_channels <= props.max_threads_per_block,
                     "--gpu-config cb={}: not in 1 ... {}", c.block_channels, props.max_threads_per_block);
-    FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {1, 2, 4, 8, 16, 32}),
-                    "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
+    if (cfg.fir == GpuConfig::Fir::reg) {
+      FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {4, 8, 16}),
+                      "--gpu-config sb={}: the register kernel takes 4, 8 or 16", c.spectra_per_thread);
+      FASTPSR_EXPECTS(fir_register_supports(ntaps, c.spectra_per_thread),
+                      "--gpu-config fir=register: its taps are compiled for T = 4, 8, 16, 32 or 64, not {}", ntaps);
+    } else {
+      FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {1, 2, 4, 8, 16, 32}),
+                      "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
+    }
   }
   const std::size_t spectrum_bytes = plan.out_channels() * static_cast<std::size_t>(npol) * sizeof(float2);
   const auto l2_default = static_cast<int>(std::clamp<std::size_t>(
@@ -128,10 +152,10 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   if (c > 1) {
     const int n = plan_.nchans();
     const int p = plan_.npol();
-    if (plan_.complex_output()) {
-      fft_.make(n, p, n * p, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, stream_);
+    if (plan_.complex_output()) {  // unit-stride input plane into the interleaved rows
+      fft_.make(n, 1, n, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, stream_);
     } else {
-      fft_.make(n, p, n * p, p, n * p, static_cast<int>(f) * cfg_.chunk_spectra, stream_);
+      fft_.make(n, 1, n, 1, n, static_cast<int>(f) * cfg_.chunk_spectra, stream_);
     }
   }
   if (cfg_.fir == GpuConfig::Fir::shared) {
@@ -157,29 +181,34 @@ void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
   const std::size_t f_count = static_cast<std::size_t>(p.ncoarse);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   auto* filt = filt_.get<cufftComplex>();
+  const std::size_t pol_stride = f_count * chunk * c;
   const int dir = plan_.inverse_fft ? CUFFT_INVERSE : CUFFT_FORWARD;
   if (!plan_.complex_output()) {
     if (c == 1) return;  // a 1-point DFT is the identity
-    for (std::size_t q = 0; q < pol; ++q) FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), filt + q, filt + q, dir));
+    for (std::size_t q = 0; q < pol; ++q) {
+      cufftComplex* plane = filt + q * pol_stride;
+      FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), plane, plane, dir));
+    }
     return;
   }
   for (std::size_t f = 0; f < f_count; ++f) {
     const std::size_t f_out = p.descending ? f_count - 1 - f : f;
-    cufftComplex* src = filt + f * chunk * c * pol;
     auto* dst = reinterpret_cast<cufftComplex*>(out) + s0 * f_count * c * pol + f_out * c * pol;
-    if (c == 1) {
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(dst, f_count * pol * sizeof(cufftComplex), src, pol * sizeof(cufftComplex),
-                                         pol * sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, stream_));
-      continue;
+    for (std::size_t q = 0; q < pol; ++q) {
+      cufftComplex* src = filt + q * pol_stride + f * chunk * c;
+      if (c == 1) {  // a 1-point DFT is the identity: place the values
+        FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(dst + q, f_count * pol * sizeof(cufftComplex), src, sizeof(cufftComplex),
+                                           sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, stream_));
+      } else {
+        FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), src, dst + q, dir));
+      }
     }
-    for (std::size_t q = 0; q < pol; ++q) FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), src + q, dst + q, dir));
   }
 }
 
 void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
   const auto& p = plan_.problem;
   const std::size_t c = static_cast<std::size_t>(p.nchans);
-  const std::size_t pol = static_cast<std::size_t>(p.npol);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
   const std::size_t total = rows * spr;
@@ -194,14 +223,17 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
       a.coeff = coeff_.get<float>();
       a.phase = phase_.get<float2>();
       a.out = filt_.get<float2>();
-      a.out_coarse_stride = chunk * c * pol;
+      a.out_coarse_stride = chunk * c;
+      a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
       a.nchans = p.nchans;
       a.ntaps = p.ntaps;
       a.nspectra = static_cast<int>(n);
       a.ncoarse = p.ncoarse;
       a.npol = p.npol;
       a.type = in_type(p.input);
-      if (cfg_.fir == GpuConfig::Fir::cache) {
+      if (cfg_.fir == GpuConfig::Fir::reg) {
+        FASTPSR_CUDA_TRY(launch_fir_register(a, cfg_.cache, stream_));
+      } else if (cfg_.fir == GpuConfig::Fir::cache) {
         FASTPSR_CUDA_TRY(launch_fir_cache(a, cfg_.cache, stream_));
       } else {
         FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
@@ -211,7 +243,8 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
     if (detect) {
       DetectArgs d;
       d.spec = filt_.get<float2>();
-      d.spec_coarse_stride = chunk * c * pol;
+      d.spec_coarse_stride = chunk * c;
+      d.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
       d.nchans = p.nchans;
       d.npol = p.npol;
       d.ncoarse = p.ncoarse;

@@ -17,8 +17,8 @@ namespace fastpsr::cuda::ppf {
 
 /// The parsed --gpu-config (keys in ppf_cuda.hpp).
 struct GpuConfig {
-  enum class Fir { cache, shared } fir = Fir::shared;
-  FirCacheConfig cache;
+  enum class Fir { reg, cache, shared } fir = Fir::reg;
+  FirCacheConfig cache;  ///< the register and the cache kernel
   FirSharedConfig shared;
   int chunk_spectra = 0;  ///< filtered spectra per coarse channel per chunk
   [[nodiscard]] std::string describe() const;
@@ -49,8 +49,8 @@ class PpfEngine {
   cudaStream_t stream_;
   DeviceBuffer coeff_;
   DeviceBuffer phase_;
-  DeviceBuffer filt_;  // [F][chunk][C][P] complex
-  FftPlan fft_;        // complex: one coarse channel's chunk into the rows; power: in place, F·chunk batch
+  DeviceBuffer filt_;  // [P][F][chunk][C] complex
+  FftPlan fft_;        // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
 };
 
 }  // namespace fastpsr::cuda::ppf

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The PPF FIR kernels of Adámek, Novotný & Armour: the cache kernel (Algorithm 2) and the
-// shared-memory kernel (Algorithm 3), one template each over the input type (int8, int16,
-// float32 components, unpacked inside the kernel), the polarisations per sample (1 or 2, loaded
-// as one vector) and the spectra per thread. Both multiply the result by the per-channel phase
+// The PPF FIR kernels of Adámek, Novotný & Armour: the cache kernel (Algorithm 2), its variant
+// with the taps unrolled at compile time (the register kernel), and the shared-memory kernel
+// (Algorithm 3), one template each over the input type (int8, int16, float32 components,
+// unpacked inside the kernel), the polarisations per sample (1 or 2, loaded as one vector) and
+// the spectra per thread. Both multiply the result by the per-channel phase
 // that puts the FFT's output in the requested channel order (ppf.hpp).
 #include <cstdint>
 
@@ -65,12 +66,10 @@ __device__ __forceinline__ float2 rotate(float2 v, float2 ph) {
 }
 
 template <int P>
-__device__ __forceinline__ void store_spectrum(float2* out, std::size_t idx, const float2 (&v)[P]) {
-  if constexpr (P == 1) {
-    out[idx] = v[0];
-  } else {
-    reinterpret_cast<float4*>(out)[idx] = make_float4(v[0].x, v[0].y, v[1].x, v[1].y);
-  }
+__device__ __forceinline__ void store_spectrum(float2* out, std::size_t pol_stride, std::size_t idx,
+                                               const float2 (&v)[P]) {
+#pragma unroll
+  for (int p = 0; p < P; ++p) out[static_cast<std::size_t>(p) * pol_stride + idx] = v[p];
 }
 
 // Algorithm 2: blockIdx.x over channel blocks, blockIdx.y over spectrum blocks of SB,
@@ -130,7 +129,7 @@ __global__ void fir_cache_kernel(FirArgs a) {
       float2 v[P];
 #pragma unroll
       for (int p = 0; p < P; ++p) v[p] = rotate(acc[i][p], ph);
-      store_spectrum<P>(out, static_cast<std::size_t>(s0 + i) * C + c, v);
+      store_spectrum<P>(out, a.out_pol_stride, static_cast<std::size_t>(s0 + i) * C + c, v);
     }
   }
 }
@@ -206,8 +205,107 @@ __global__ void fir_shared_kernel(FirArgs a) {
       float2 v[P];
 #pragma unroll
       for (int p = 0; p < P; ++p) v[p] = rotate(acc[r][p], ph);
-      store_spectrum<P>(out, static_cast<std::size_t>(s) * C + static_cast<std::size_t>(c), v);
+      store_spectrum<P>(out, a.out_pol_stride, static_cast<std::size_t>(s) * C + static_cast<std::size_t>(c), v);
     }
+  }
+}
+
+// The cache kernel with the taps known at compile time: a thread loads its channel's T
+// coefficients into registers once, then slides over SB + T − 1 raw spectra, loading and
+// converting each input sample once and adding it to every output it belongs to. Per output
+// that is (SB + T − 1)/SB loads and conversions (the int8/int16 → float conversions run at a
+// quarter of the FMA rate, which bounds the cache kernel at one conversion per tap).
+template <typename In, int P, int T, int SB>
+__global__ void fir_register_kernel(FirArgs a) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (c >= a.nchans) return;
+  const int s0 = static_cast<int>(blockIdx.y) * SB;
+  const int nvalid = min(SB, a.nspectra - s0);
+  const void* in =
+      static_cast<const char*>(a.in) + blockIdx.z * a.in_coarse_stride * sizeof(typename SampleVec<In, P>::type);
+  const std::size_t C = static_cast<std::size_t>(a.nchans);
+  float w[T];
+#pragma unroll
+  for (int t = 0; t < T; ++t) w[t] = __ldg(a.coeff + static_cast<std::size_t>(t) * C + c);
+  float2 acc[SB][P];
+#pragma unroll
+  for (int r = 0; r < SB; ++r) {
+#pragma unroll
+    for (int p = 0; p < P; ++p) acc[r][p] = make_float2(0.0F, 0.0F);
+  }
+  const int rows = nvalid + T - 1;  // raw spectra this thread may read
+#pragma unroll
+  for (int j = 0; j < SB + T - 1; ++j) {
+    float2 x[P];
+    if (j < rows) {
+      load_sample<In, P>(in, static_cast<std::size_t>(s0 + j) * C + c, x);
+    } else {
+#pragma unroll
+      for (int p = 0; p < P; ++p) x[p] = make_float2(0.0F, 0.0F);
+    }
+#pragma unroll
+    for (int r = 0; r < SB; ++r) {
+      const int t = j - r;  // taps in increasing order for every output, as in the other kernels
+      if (t >= 0 && t < T) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          acc[r][p].x = fmaf(w[t], x[p].x, acc[r][p].x);
+          acc[r][p].y = fmaf(w[t], x[p].y, acc[r][p].y);
+        }
+      }
+    }
+  }
+  const float2 ph = __ldg(a.phase + c);
+  float2* out = a.out + blockIdx.z * a.out_coarse_stride;
+#pragma unroll
+  for (int r = 0; r < SB; ++r) {
+    if (r < nvalid) {
+      float2 v[P];
+#pragma unroll
+      for (int p = 0; p < P; ++p) v[p] = rotate(acc[r][p], ph);
+      store_spectrum<P>(out, a.out_pol_stride, static_cast<std::size_t>(s0 + r) * C + c, v);
+    }
+  }
+}
+
+template <typename In, int P, int T, int SB>
+cudaError_t launch_register(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
+  const dim3 block(static_cast<unsigned>(cfg.block_channels));
+  const dim3 grid(static_cast<unsigned>((a.nchans + cfg.block_channels - 1) / cfg.block_channels),
+                  static_cast<unsigned>((a.nspectra + SB - 1) / SB), static_cast<unsigned>(a.ncoarse));
+  fir_register_kernel<In, P, T, SB><<<grid, block, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+template <typename In, int P, int T>
+cudaError_t launch_register_sb(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
+  switch (cfg.spectra_per_thread) {
+    case 4:
+      return launch_register<In, P, T, 4>(a, cfg, stream);
+    case 8:
+      return launch_register<In, P, T, 8>(a, cfg, stream);
+    case 16:
+      return launch_register<In, P, T, 16>(a, cfg, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+template <typename In, int P>
+cudaError_t launch_register_t(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
+  switch (a.ntaps) {
+    case 4:
+      return launch_register_sb<In, P, 4>(a, cfg, stream);
+    case 8:
+      return launch_register_sb<In, P, 8>(a, cfg, stream);
+    case 16:
+      return launch_register_sb<In, P, 16>(a, cfg, stream);
+    case 32:
+      return launch_register_sb<In, P, 32>(a, cfg, stream);
+    case 64:
+      return launch_register_sb<In, P, 64>(a, cfg, stream);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
@@ -310,6 +408,12 @@ struct CacheLauncher {
   }
 };
 template <typename In, int P>
+struct RegisterLauncher {
+  static cudaError_t call(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t s) {
+    return launch_register_t<In, P>(a, cfg, s);
+  }
+};
+template <typename In, int P>
 struct SharedLauncher {
   static cudaError_t call(const FirArgs& a, const FirSharedConfig& cfg, cudaStream_t s) {
     return launch_shared_r<In, P>(a, cfg, s);
@@ -336,6 +440,16 @@ cudaError_t fir_shared_prepare(InType type, int npol, int spectra_per_thread, st
 cudaError_t launch_fir_cache(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
   if (a.nspectra <= 0) return cudaSuccess;
   return by_type<CacheLauncher>(a.type, a.npol, a, cfg, stream);
+}
+
+bool fir_register_supports(int ntaps, int spectra_per_thread) {
+  return (ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64) &&
+         (spectra_per_thread == 4 || spectra_per_thread == 8 || spectra_per_thread == 16);
+}
+
+cudaError_t launch_fir_register(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
+  if (a.nspectra <= 0) return cudaSuccess;
+  return by_type<RegisterLauncher>(a.type, a.npol, a, cfg, stream);
 }
 
 cudaError_t launch_fir_shared(const FirArgs& a, const FirSharedConfig& cfg, cudaStream_t stream) {

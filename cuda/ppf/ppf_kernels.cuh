@@ -6,7 +6,8 @@
 /// Data layouts (device memory):
 ///  - raw input of one coarse channel: samples [n][P][re, im] of int8, int16 or float32;
 ///    coarse channel f starts `in_coarse_stride` samples after coarse channel f − 1;
-///  - filtered spectra of one coarse channel: float2 [s][C][P] (complex float32);
+///  - filtered spectra: float2 [P][F][s][C] (complex float32): a plane per polarisation, so
+///    that cuFFT reads unit-stride transforms;
 ///  - power rows: float [r][nifs][F·C], IF i of row r at r·row_floats + i·if_stride.
 #include <cuda_runtime_api.h>
 #include <vector_types.h>
@@ -17,15 +18,16 @@ namespace fastpsr::cuda::ppf {
 
 enum class InType { ci8 = 0, ci16 = 1, cf32 = 2 };
 
-/// One FIR launch: filtered spectra s < nspectra of every coarse channel,
-///   out[s][c][p] = phase[c] · Σ_{t<T} coeff[t·C + c] · in[(s + t)·C + c][p].
+/// One FIR launch: filtered spectra s < nspectra of every coarse channel f,
+///   out[p][f][s][c] = phase[c] · Σ_{t<T} coeff[t·C + c] · in_f[(s + t)·C + c][p].
 struct FirArgs {
   const void* in = nullptr;
   std::size_t in_coarse_stride = 0;  ///< samples
   const float* coeff = nullptr;      ///< [T][C]
   const float2* phase = nullptr;     ///< [C]
   float2* out = nullptr;
-  std::size_t out_coarse_stride = 0;  ///< complex values
+  std::size_t out_coarse_stride = 0;  ///< complex values between coarse channels
+  std::size_t out_pol_stride = 0;     ///< complex values between polarisation planes
   int nchans = 0;
   int ntaps = 0;
   int nspectra = 0;
@@ -55,14 +57,21 @@ std::size_t fir_shared_bytes(const FirSharedConfig& cfg, int ntaps, int npol);
 cudaError_t fir_shared_prepare(InType type, int npol, int spectra_per_thread, std::size_t bytes);
 
 cudaError_t launch_fir_cache(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream);
+
+/// The register kernel: the cache kernel with T a compile-time constant (4, 8, 16, 32 or 64)
+/// and spectra_per_thread 4, 8 or 16: coefficients in registers, each input sample loaded and
+/// converted once per thread. Uses FirCacheConfig.
+bool fir_register_supports(int ntaps, int spectra_per_thread);
+cudaError_t launch_fir_register(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream);
 cudaError_t launch_fir_shared(const FirArgs& a, const FirSharedConfig& cfg, cudaStream_t stream);
 
 /// Detection + integration of one chunk: spectra g0 ... g0 + n − 1 of the push (spectrum g
 /// belongs to row g / spectra_per_row) of every coarse channel are detected and added to their
 /// rows (which the caller zeroes first).
 struct DetectArgs {
-  const float2* spec = nullptr;        ///< [F][n][C][P], spectrum g0 first
+  const float2* spec = nullptr;        ///< [P][F][n][C], spectrum g0 first
   std::size_t spec_coarse_stride = 0;  ///< complex values between coarse channels
+  std::size_t spec_pol_stride = 0;     ///< complex values between polarisation planes
   int nchans = 0;
   int npol = 1;
   int ncoarse = 1;

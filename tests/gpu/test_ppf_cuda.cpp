@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "fastpsr/cuda/ppf_cuda.hpp"
 #include "fastpsr/device.hpp"
@@ -42,8 +44,22 @@ std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string&
   return cuda::make_channeliser(plan, o, 0);
 }
 
-const char* const kKernelConfigs[] = {"fir=cache", "fir=shared", "fir=cache,sb=1,cb=64,chunk=3",
-                                      "fir=shared,cb=64,sb=8,ry=2,chunk=5"};
+// Every FIR kernel, with default and unusual block shapes and chunks that split the spectra of
+// a push (and of an integration) unevenly. The register kernel exists for T = 4, 8, 16, 32, 64.
+// `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
+std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
+  const bool reg = ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64;
+  std::vector<std::string> v = {"fir=cache", "fir=shared"};
+  if (reg) v.emplace_back("fir=register");
+  if (!all_shapes) return v;
+  v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
+  v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
+  if (reg) {
+    v.emplace_back("fir=register,sb=16,cb=32,chunk=7");
+    v.emplace_back("fir=register,sb=4,chunk=2");
+  }
+  return v;
+}
 
 }  // namespace
 
@@ -71,8 +87,8 @@ TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, b
                 make_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
             const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
             const auto ref = test::reference_ppf(plan, input, nsamples);
-            for (const char* cfg : kKernelConfigs) {
-              CAPTURE(std::string(cfg));
+            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024)) {
+              CAPTURE(cfg);
               auto ch = gpu(plan, cfg, nsamples);
               const auto got = test::run_channeliser(*ch, input, nsamples);
               REQUIRE(got.size() == ref.size());
@@ -101,8 +117,8 @@ TEST_CASE("ppf gpu: detection, integration across chunks, coarse channels and bo
         const auto input =
             test::random_voltages(VoltageType::ci8, 3 * nsamples * 4, seed + static_cast<unsigned>(nint));
         const auto ref = test::reference_ppf(plan, input, nsamples);
-        for (const char* cfg : kKernelConfigs) {
-          CAPTURE(std::string(cfg));
+        for (const auto& cfg : kernel_configs(t)) {
+          CAPTURE(cfg);
           auto ch = gpu(plan, cfg, 700);
           const auto got = test::run_channeliser(*ch, input, nsamples, 700);
           REQUIRE(got.size() == 3 * plan.row_floats());
@@ -121,8 +137,8 @@ TEST_CASE("ppf gpu: complex output of several coarse channels lands in the right
     const std::size_t nsamples = 64 * 40 + 17;
     const auto input = test::random_voltages(VoltageType::ci16, 4 * nsamples * 4, seed);
     const auto ref = test::reference_ppf(plan, input, nsamples);
-    for (const char* cfg : kKernelConfigs) {
-      CAPTURE(std::string(cfg));
+    for (const auto& cfg : kernel_configs(4)) {
+      CAPTURE(cfg);
       auto ch = gpu(plan, cfg);
       CHECK(test::max_relative_error(test::run_channeliser(*ch, input, nsamples, 1000).data(), ref) <= kTolerance);
     }
@@ -133,8 +149,8 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
-    for (const char* cfg : kKernelConfigs) {
-      CAPTURE(std::string(cfg));
+    for (const auto& cfg : kernel_configs(16)) {
+      CAPTURE(cfg);
       const int c = 256;
       const auto plan =
           make_plan(c, 16, VoltageType::ci8, 2, out, Detection::IQUV, out == PpfOutput::power ? 5 : 1, true, 2);
@@ -198,6 +214,9 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=shared,sb=6,ry=4"), doctest::Contains("sb=6"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "chunk=0"), doctest::Contains("chunk=0"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "chunk=x"), doctest::Contains("not an integer"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,sb=2"), doctest::Contains("sb=2"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
+                       doctest::Contains("compiled for"), Error);
   const auto big = make_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(big, "fir=shared,cb=1024,sb=1,ry=1"), doctest::Contains("shared memory"), Error);
   auto ch = gpu(plan, "");

@@ -164,7 +164,7 @@ TEST_CASE("ppf input: GUPPI blocks with DIRECTIO padding, a PKTIDX gap filled wi
   CHECK(data[(0 * n + 5) * 4] == 100);
   CHECK(data[(1 * n + 7) * 4 + 3] == 100 + 16 + 2 * 4 + 3);
   // Truncated payload.
-  file.resize(file.size() - 5);
+  file.erase(file.end() - 5, file.end());
   auto t = open_voltage_reader(memory_source(file, "t.raw"), std::nullopt);
   CHECK_THROWS_WITH_AS(read_everything(*t, 16, n), doctest::Contains("truncated"), Error);
 }

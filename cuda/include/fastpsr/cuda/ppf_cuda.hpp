@@ -8,11 +8,14 @@
 /// detection kernel integrates the power rows on the GPU; only the output comes down.
 ///
 /// --gpu-config keys (run-time, for the tuner):
-///   fir=cache|shared   FIR kernel (default shared when its tile fits in shared memory)
-///   cb=N               channels per FIR block (cache: threads, default 128; shared: blockDim.x,
-///                      a multiple of 32, default 32)
-///   sb=N               spectra per FIR block (cache: per thread, 1 2 4 8 16 32, default 8;
-///                      shared: per block, default 32)
+///   fir=register|cache|shared  FIR kernel: register (the cache kernel with the taps compiled
+///                      in: T = 4, 8, 16, 32, 64; the default there), cache (the paper's
+///                      Algorithm 2), shared (Algorithm 3; the default for other T when its
+///                      tile fits in shared memory, else cache)
+///   cb=N               channels per FIR block (register/cache: threads, default 128; shared:
+///                      blockDim.x, a multiple of 32, default 32)
+///   sb=N               spectra per FIR block (register: per thread, 4 8 16, default 8; cache:
+///                      per thread, 1 2 4 8 16 32, default 8; shared: per block, default 32)
 ///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
 ///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: a third
 ///                      of the L2 cache)
