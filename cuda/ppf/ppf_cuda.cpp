@@ -95,8 +95,8 @@ class CudaChanneliser final : public Channeliser {
 
   [[nodiscard]] std::string describe() const override {
     const auto props = device_properties(device_);
-    return fmt::format("GPU {} ({}): {}, cuFFT {} {}-point C2C, gulp {} samples", device_, props.name, cfg_.describe(),
-                       plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_);
+    return fmt::format("GPU {} ({}): {} ({} {}-point transforms), gulp {} samples", device_, props.name,
+                       cfg_.describe(), plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_);
   }
 
   [[nodiscard]] std::size_t host_bytes() const noexcept override {

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <numbers>
+#include <vector>
 
 #include "fastpsr/error.hpp"
 
@@ -25,6 +28,12 @@ bool is_one_of(int v, std::initializer_list<int> allowed) {
   return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
 
+int log2_of(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
 InType in_type(VoltageType t) {
   switch (t) {
     case VoltageType::ci8:
@@ -40,6 +49,12 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  const std::string fft = fused_fft ? fmt::format(", FFT + detection fused ({} spectra per block)", segment_spectra)
+                                    : std::string(", cuFFT");
+  return describe_fir() + fft;
+}
+
+std::string GpuConfig::describe_fir() const {
   if (fir == Fir::reg) {
     return fmt::format("FIR register kernel ({} channels x {} spectra per thread, taps in registers), chunk {} spectra",
                        cache.block_channels, cache.spectra_per_thread, chunk_spectra);
@@ -56,9 +71,9 @@ std::string GpuConfig::describe() const {
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
-    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk") {
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg") {
       throw Error(ErrorCode::invalid_argument,
-                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk)", k));
+                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg)", k));
     }
   }
   GpuConfig cfg;
@@ -133,6 +148,34 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   cfg.chunk_spectra = config_int(kv, "chunk", l2_default);
   FASTPSR_EXPECTS(cfg.chunk_spectra >= 1 && cfg.chunk_spectra <= 65535, "--gpu-config chunk={}: not in 1 ... 65535",
                   cfg.chunk_spectra);
+
+  // Power output: the fused FFT + detection kernel where C is a power of two in 256 ... 4096
+  // and a chunk can hold whole rows.
+  const int c = plan.nchans();
+  const bool pow2 = (c & (c - 1)) == 0;
+  int log2n = 0;
+  while ((1 << log2n) < c) ++log2n;
+  const int spr = plan.spectra_per_row();
+  const bool fused_possible =
+      !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 && spr <= 65535;
+  const auto fft = kv.find("fft");
+  if (fft != kv.end()) {
+    FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft", "--gpu-config fft={}: not fused or cufft",
+                    fft->second);
+    cfg.fused_fft = fft->second == "fused";
+    FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
+                    "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}) and "
+                    "--nint <= 65535",
+                    c);
+  } else {
+    cfg.fused_fft = fused_possible;
+  }
+  if (cfg.fused_fft) {
+    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);  // whole rows
+    cfg.segment_spectra = config_int(kv, "seg", 8);
+    FASTPSR_EXPECTS(cfg.segment_spectra >= 1, "--gpu-config seg={}: not >= 1", cfg.segment_spectra);
+    cfg.segment_spectra = std::min(cfg.segment_spectra, spr);  // a segment is at most a row
+  }
   return cfg;
 }
 
@@ -149,7 +192,21 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
   // A partial chunk transforms stale spectra too; they must be finite from the start.
   FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
-  if (c > 1) {
+  if (cfg_.fused_fft) {
+    const int log2n = log2_of(plan_.nchans());
+    std::vector<float> tw(2 * c);
+    for (std::size_t t = 0; t < c; ++t) {
+      const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
+      tw[2 * t] = static_cast<float>(std::cos(angle));
+      tw[2 * t + 1] = static_cast<float>(std::sin(angle));
+    }
+    twiddle_ = DeviceBuffer(tw.size() * sizeof(float));
+    FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
+    const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
+    const std::size_t segs = segments_per_row();
+    if (segs > 1) partial_ = DeviceBuffer(rows * segs * plan_.row_floats() * sizeof(float));
+    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, plan_.npol(), plan_.nifs() == 4));
+  } else if (c > 1) {
     const int n = plan_.nchans();
     const int p = plan_.npol();
     if (plan_.complex_output()) {  // unit-stride input plane into the interleaved rows
@@ -171,7 +228,40 @@ std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
 }
 
 std::size_t PpfEngine::device_bytes() const noexcept {
-  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + fft_.work_bytes();
+  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + twiddle_.bytes() + partial_.bytes() + fft_.work_bytes();
+}
+
+std::size_t PpfEngine::segments_per_row() const noexcept {
+  const auto spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  const auto seg = static_cast<std::size_t>(cfg_.segment_spectra);
+  return (spr + seg - 1) / seg;
+}
+
+void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned stages) const {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  FftDetectArgs a;
+  a.spec = filt_.get<float2>();
+  a.spec_coarse_stride = chunk * c;
+  a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+  a.twiddle = twiddle_.get<float2>();
+  a.log2n = log2_of(p.nchans);
+  a.ncoarse = p.ncoarse;
+  a.descending = p.descending;
+  a.inverse = plan_.inverse_fft;
+  a.spectra_per_row = plan_.spectra_per_row();
+  a.segment_spectra = cfg_.segment_spectra;
+  a.segments_per_row = static_cast<int>(segments_per_row());
+  a.detection = static_cast<int>(p.detection);
+  a.out = out + (s0 / spr) * plan_.row_floats();
+  a.partial = partial_.get<float>();
+  a.row_floats = plan_.row_floats();
+  a.if_stride = plan_.out_channels();
+  const int rows = static_cast<int>(n / spr);
+  if ((stages & kStageFft) != 0) FASTPSR_CUDA_TRY(launch_fft_detect(a, p.npol, rows, stream_));
+  if ((stages & kStageDetect) != 0) FASTPSR_CUDA_TRY(launch_sum_segments(a, plan_.nifs(), rows, stream_));
 }
 
 void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
@@ -212,7 +302,7 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
   const std::size_t total = rows * spr;
-  const bool detect = !plan_.complex_output() && (stages & kStageDetect) != 0;
+  const bool detect = !plan_.complex_output() && !cfg_.fused_fft && (stages & kStageDetect) != 0;
   if (detect) FASTPSR_CUDA_TRY(cudaMemsetAsync(out, 0, rows * plan_.row_floats() * sizeof(float), stream_));
   for (std::size_t s0 = 0; s0 < total; s0 += chunk) {
     const std::size_t n = std::min(chunk, total - s0);
@@ -239,7 +329,11 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
         FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
       }
     }
-    if ((stages & kStageFft) != 0) fft_chunk(s0, static_cast<float2*>(out));
+    if (cfg_.fused_fft) {
+      fused_chunk(s0, n, static_cast<float*>(out), stages);
+    } else if ((stages & kStageFft) != 0) {
+      fft_chunk(s0, static_cast<float2*>(out));
+    }
     if (detect) {
       DetectArgs d;
       d.spec = filt_.get<float2>();

@@ -20,8 +20,11 @@ struct GpuConfig {
   enum class Fir { reg, cache, shared } fir = Fir::reg;
   FirCacheConfig cache;  ///< the register and the cache kernel
   FirSharedConfig shared;
-  int chunk_spectra = 0;  ///< filtered spectra per coarse channel per chunk
+  int chunk_spectra = 0;    ///< filtered spectra per coarse channel per chunk
+  bool fused_fft = false;   ///< power output: FFT + detection in one kernel instead of cuFFT
+  int segment_spectra = 1;  ///< fused: spectra per block (a row's segments are summed in order)
   [[nodiscard]] std::string describe() const;
+  [[nodiscard]] std::string describe_fir() const;
 };
 /// Validates the keys and values against the plan and the device (Error(invalid_argument)).
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
@@ -44,13 +47,17 @@ class PpfEngine {
 
  private:
   void fft_chunk(std::size_t s0, float2* out) const;
+  void fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned stages) const;
+  [[nodiscard]] std::size_t segments_per_row() const noexcept;
   ChanneliserPlan plan_;
   GpuConfig cfg_;
   cudaStream_t stream_;
   DeviceBuffer coeff_;
   DeviceBuffer phase_;
-  DeviceBuffer filt_;  // [P][F][chunk][C] complex
-  FftPlan fft_;        // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
+  DeviceBuffer filt_;     // [P][F][chunk][C] complex
+  DeviceBuffer twiddle_;  // fused FFT: exp(−2πi·t/C)
+  DeviceBuffer partial_;  // fused FFT: [rows per chunk][segments][nifs][F·C]
+  FftPlan fft_;           // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
 };
 
 }  // namespace fastpsr::cuda::ppf

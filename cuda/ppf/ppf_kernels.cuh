@@ -86,6 +86,37 @@ struct DetectArgs {
 };
 cudaError_t launch_detect(const DetectArgs& a, cudaStream_t stream);
 
+/// The FFT and detection of power output in one kernel (ppf_fft_detect_kernel.cu), for
+/// C = 2^log2n, 256 <= C <= 4096, chunks of whole rows: segment j of row r (spectra
+/// r·spr + j·segment_spectra ...) is transformed in shared memory and its detected products are
+/// summed in registers; with one segment per row the sums are the row, else they go to `partial`
+/// and launch_sum_segments adds them in order (so the result does not depend on the gulp).
+struct FftDetectArgs {
+  const float2* spec = nullptr;  ///< filtered spectra [P][F][chunk][C], spectrum 0 = the chunk's first
+  std::size_t spec_coarse_stride = 0;
+  std::size_t spec_pol_stride = 0;
+  const float2* twiddle = nullptr;  ///< exp(−2πi·t/C), t < C
+  int log2n = 0;
+  int ncoarse = 1;
+  bool descending = false;
+  bool inverse = false;
+  int spectra_per_row = 1;
+  int segment_spectra = 1;
+  int segments_per_row = 1;
+  int detection = 0;
+  float* out = nullptr;      ///< the chunk's first row
+  float* partial = nullptr;  ///< [rows][segments][nifs][F·C]
+  std::size_t row_floats = 0;
+  std::size_t if_stride = 0;  ///< F·C
+};
+/// Channels per thread of the fused kernel for C = 2^log2n (threads = C / that), 0 when C is
+/// not supported.
+int fft_detect_channels_per_thread(int log2n);
+/// Raises the fused kernel's shared-memory limit (P·C·8 bytes; 64 KiB at C = 4096, P = 2).
+cudaError_t fft_detect_prepare(int log2n, int npol, bool iquv);
+cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream);
+cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
+
 /// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in
 /// [−1, 1) when as_float (benchmarks: input made on the device, no upload).
 cudaError_t launch_fill_random(void* dst, std::size_t n, unsigned seed, bool as_float, cudaStream_t stream);

@@ -49,9 +49,11 @@ std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string&
 // `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
 std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
   const bool reg = ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64;
-  std::vector<std::string> v = {"fir=cache", "fir=shared"};
+  std::vector<std::string> v = {"fir=cache", "fir=shared", "fft=cufft"};
   if (reg) v.emplace_back("fir=register");
   if (!all_shapes) return v;
+  v.emplace_back("seg=1,chunk=3");
+  v.emplace_back("fir=cache,seg=3");
   v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
   v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
   if (reg) {
@@ -123,6 +125,42 @@ TEST_CASE("ppf gpu: detection, integration across chunks, coarse channels and bo
           const auto got = test::run_channeliser(*ch, input, nsamples, 700);
           REQUIRE(got.size() == 3 * plan.row_floats());
           CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every detection, segments") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  for (int c : {256, 512, 1024, 2048, 4096}) {
+    for (int npol : {1, 2}) {
+      for (Detection d : {Detection::I, Detection::AA, Detection::BB, Detection::IQUV}) {
+        if (npol == 1 && (d == Detection::BB || d == Detection::IQUV)) continue;
+        for (int nint : {1, 5, 64}) {
+          ++k;
+          const bool descending = k % 2 == 1;
+          const int ncoarse = k % 3 == 0 ? 2 : 1;
+          CAPTURE(c);
+          CAPTURE(npol);
+          CAPTURE(to_string(d));
+          CAPTURE(nint);
+          CAPTURE(descending);
+          CAPTURE(ncoarse);
+          const auto plan = make_plan(c, 8, VoltageType::ci16, npol, PpfOutput::power, d, nint, descending, ncoarse);
+          const std::size_t nsamples = static_cast<std::size_t>(c) * (7 + 3 * static_cast<std::size_t>(nint));
+          const auto input = test::random_voltages(VoltageType::ci16,
+                                                   ncoarse * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
+          const auto ref = test::reference_ppf(plan, input, nsamples);
+          for (const char* cfg : {"fft=fused", "fft=fused,seg=1", "fft=fused,seg=3,chunk=130", "fft=cufft"}) {
+            CAPTURE(std::string(cfg));
+            auto ch = gpu(plan, cfg, nsamples);
+            CHECK(ch->describe().find(std::string(cfg).rfind("fft=fused", 0) == 0 ? "fused" : "cuFFT") !=
+                  std::string::npos);
+            CHECK(test::max_relative_error(test::run_channeliser(*ch, input, nsamples).data(), ref) <= kTolerance);
+          }
         }
       }
     }
@@ -215,6 +253,8 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(plan, "chunk=0"), doctest::Contains("chunk=0"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "chunk=x"), doctest::Contains("not an integer"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,sb=2"), doctest::Contains("sb=2"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fft=fused"), doctest::Contains("needs power output"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fft=fast"), doctest::Contains("fft=fast"), Error);
   CHECK_THROWS_WITH_AS(gpu(make_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
                        doctest::Contains("compiled for"), Error);
   const auto big = make_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// The CUDA channeliser. Per gulp: the input goes up once (pinned staging), the FIR kernel (the
-/// paper's cache or shared-memory kernel, int8/int16/float32 unpacked in the kernel) writes
-/// filtered spectra of an L2-sized chunk, cuFFT transforms the chunk while it is still in L2
-/// (so the FIR → FFT hand-over does not reach device memory), and either the FFT writes the
-/// complex rows straight into the output (its strides put every spectrum in its row) or a
-/// detection kernel integrates the power rows on the GPU; only the output comes down.
+/// paper's cache or shared-memory kernel or the register kernel, int8/int16/float32 unpacked in
+/// the kernel) writes filtered spectra of an L2-sized chunk, and while the chunk is still in L2
+/// (so the FIR → FFT hand-over does not reach device memory) either cuFFT writes the complex rows
+/// straight into the output (its strides put every spectrum in its row) or, for power output,
+/// the fused kernel transforms the spectra in shared memory and integrates the detected products
+/// in registers (or cuFFT in place and a detection kernel); only the output comes down.
 ///
 /// --gpu-config keys (run-time, for the tuner):
 ///   fir=register|cache|shared  FIR kernel: register (the cache kernel with the taps compiled
@@ -18,7 +19,12 @@
 ///                      per thread, 1 2 4 8 16 32, default 8; shared: per block, default 32)
 ///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
 ///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: a third
-///                      of the L2 cache)
+///                      of the L2 cache; whole rows with fft=fused)
+///   fft=fused|cufft    power output: FFT and detection in one shared-memory kernel (the default
+///                      for C a power of two from 256 to 4096), or cuFFT in place then a
+///                      detection kernel
+///   seg=N              fft=fused: spectra per block (default 8); a row's segments are summed in
+///                      order by a second kernel
 #include <cstddef>
 #include <memory>
 #include <string>
