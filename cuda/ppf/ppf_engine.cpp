@@ -172,7 +172,11 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   }
   if (cfg.fused_fft) {
     cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);  // whole rows
-    cfg.segment_spectra = config_int(kv, "seg", 8);
+    // Default: blocks enough for four per SM in a chunk, up to 8 spectra per block (fewer partial
+    // sums). It depends on the GPU's SM count, so sums may round differently on another model.
+    const int blocks_wanted = 4 * std::max(1, props.multiprocessors);
+    const int seg_default = std::clamp(cfg.chunk_spectra * plan.ncoarse() / blocks_wanted, 1, 8);
+    cfg.segment_spectra = config_int(kv, "seg", seg_default);
     FASTPSR_EXPECTS(cfg.segment_spectra >= 1, "--gpu-config seg={}: not >= 1", cfg.segment_spectra);
     cfg.segment_spectra = std::min(cfg.segment_spectra, spr);  // a segment is at most a row
   }
