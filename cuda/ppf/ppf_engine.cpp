@@ -156,8 +156,9 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   int log2n = 0;
   while ((1 << log2n) < c) ++log2n;
   const int spr = plan.spectra_per_row();
-  const bool fused_possible =
-      !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 && spr <= 65535;
+  const std::size_t fused_smem = static_cast<std::size_t>(npol) * static_cast<std::size_t>(c) * sizeof(float2);
+  const bool fused_possible = !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 &&
+                              spr <= 65535 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
   if (fft != kv.end()) {
     FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft", "--gpu-config fft={}: not fused or cufft",
