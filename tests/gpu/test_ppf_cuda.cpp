@@ -65,7 +65,7 @@ std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
 
 }  // namespace
 
-TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, both FIR kernels") {
+TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, every FIR kernel") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   std::uint64_t k = 0;
