@@ -50,8 +50,7 @@ namespace {
 // not from fch1 downwards; the two differ in the last bits, which can move a rounding.
 std::vector<double> presto_frequencies(const DedispInput& in) {
   const auto n = static_cast<std::size_t>(in.nchans);
-  const bool regular = in.foff_mhz != 0.0 && !in.chan_freq_mhz.empty() &&
-                       in.chan_freq_mhz.front() == in.fch1_mhz;
+  const bool regular = in.foff_mhz != 0.0 && !in.chan_freq_mhz.empty() && in.chan_freq_mhz.front() == in.fch1_mhz;
   if (!regular || in.foff_mhz > 0.0) return in.chan_freq_mhz;
   const double wid = std::fabs(in.foff_mhz);
   const double lo = in.fch1_mhz - static_cast<double>(in.nchans - 1) * wid;
@@ -79,8 +78,9 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
   }
   FASTPSR_EXPECTS(problem.keep.empty() || static_cast<int>(problem.keep.size()) == in.nchans,
                   "channel mask has {} entries for {} channels", problem.keep.size(), in.nchans);
-  FASTPSR_EXPECTS(problem.keep.empty() || std::any_of(problem.keep.begin(), problem.keep.end(), [](auto k) { return k; }),
-                  "every channel is killed: nothing left to dedisperse");
+  FASTPSR_EXPECTS(
+      problem.keep.empty() || std::any_of(problem.keep.begin(), problem.keep.end(), [](auto k) { return k; }),
+      "every channel is killed: nothing left to dedisperse");
   for (double f : in.chan_freq_mhz) {
     FASTPSR_EXPECTS(std::isfinite(f) && f > 0.0, "channel frequencies must be positive, got {} MHz", f);
   }

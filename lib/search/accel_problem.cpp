@@ -19,8 +19,8 @@ void validate(const AccelSearchProblem& p) {
   FASTPSR_EXPECTS(p.wmax == 0, "accel problem: jerk searches (wmax {}) are not implemented yet", p.wmax);
   FASTPSR_EXPECTS(p.numharm >= 1 && p.numharm <= kAccelMaxHarmonics && (p.numharm & (p.numharm - 1)) == 0,
                   "accel problem: numharm must be 1, 2, 4, 8, 16 or 32, got {}", p.numharm);
-  FASTPSR_EXPECTS(p.rk_begin >= 0 && p.rk_begin < p.rk_end, "accel problem: empty or negative r range [{}, {}) half bins",
-                  p.rk_begin, p.rk_end);
+  FASTPSR_EXPECTS(p.rk_begin >= 0 && p.rk_begin < p.rk_end,
+                  "accel problem: empty or negative r range [{}, {}) half bins", p.rk_begin, p.rk_end);
   FASTPSR_EXPECTS(static_cast<std::size_t>(p.stages()) == p.powcut.size(),
                   "accel problem: {} power thresholds for {} harmonic stages", p.powcut.size(), p.stages());
 }

@@ -93,11 +93,11 @@ int sub_z(int z, int h, int H) noexcept;
 
 /// One hit: a grid point above its stage's threshold.
 struct AccelHit {
-  std::int64_t rk = 0;  ///< half-bin index of the highest harmonic (r_H = rk/2)
-  std::int32_t zi = 0;  ///< z index of the highest harmonic (z_H = -zmax + 2 zi)
-  std::int16_t wi = 0;  ///< w index (0 until jerk searches exist)
+  std::int64_t rk = 0;     ///< half-bin index of the highest harmonic (r_H = rk/2)
+  std::int32_t zi = 0;     ///< z index of the highest harmonic (z_H = -zmax + 2 zi)
+  std::int16_t wi = 0;     ///< w index (0 until jerk searches exist)
   std::int16_t stage = 0;  ///< log2 of the number of harmonics summed
-  float power = 0.0F;   ///< summed normalised power S_stage(rk, zi)
+  float power = 0.0F;      ///< summed normalised power S_stage(rk, zi)
 };
 
 /// Receives the hits of one spectrum, range by range. A backend calls consume() with ranges
@@ -111,8 +111,8 @@ class AccelHitSink {
 
 /// Run-time configuration of a searcher (all optional).
 struct AccelSearchOptions {
-  int threads = 0;                ///< CPU threads; 0 = OpenMP default
-  int fft_len = 0;                ///< overlap-save segment length (complex points); 0 = auto
+  int threads = 0;  ///< CPU threads; 0 = OpenMP default
+  int fft_len = 0;  ///< overlap-save segment length (complex points); 0 = auto
   /// --gpu-config key=value pairs for the CUDA backend. Keys it must accept: path=cufft|custom
   /// (correlation path), fft_len=<points>, batch=<spectra per launch>, and launch-shape keys it
   /// documents in its own header; unknown keys are Error(invalid_argument).
