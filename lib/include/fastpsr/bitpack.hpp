@@ -18,6 +18,8 @@ void unpack_to_float(const std::uint8_t* in, float* out, std::size_t n, int nbit
 void pack_from_float(const float* in, std::uint8_t* out, std::size_t n, int nbits, bool is_signed = false);
 
 /// Bytes holding n samples of nbits each, rounded up.
-constexpr std::size_t packed_bytes(std::size_t n, int nbits) { return (n * static_cast<std::size_t>(nbits) + 7) / 8; }
+constexpr std::size_t packed_bytes(std::size_t n, int nbits) {
+  return (n * static_cast<std::size_t>(nbits) + 7) / 8;
+}
 
 }  // namespace fastpsr

@@ -58,19 +58,19 @@ struct DedispInput {
 /// One group of DM trials sharing a time resolution.
 struct DedispProblem {
   DedispInput input;
-  std::vector<double> dms;  ///< trial DMs, pc cm^-3 (>= 0)
-  int downsample = 1;       ///< input samples summed per output sample
+  std::vector<double> dms;           ///< trial DMs, pc cm^-3 (>= 0)
+  int downsample = 1;                ///< input samples summed per output sample
   DelayModel model = DelayModel::presto;
-  std::vector<std::uint8_t> keep;  ///< per channel: 1 use, 0 killed; empty = all used
+  std::vector<std::uint8_t> keep;    ///< per channel: 1 use, 0 killed; empty = all used
 };
 
 struct DedispPlan {
   DedispProblem problem;
-  double ref_freq_mhz = 0.0;               ///< the output is referenced to this frequency
-  std::vector<std::int32_t> delays;        ///< [dm * nchans + chan], output samples, >= 0
-  std::vector<std::int32_t> dm_max_delay;  ///< per DM: max over kept channels
-  std::int32_t max_delay = 0;              ///< over all DMs: output samples of history needed
-  std::int32_t min_dm_max_delay = 0;       ///< min over DMs of dm_max_delay
+  double ref_freq_mhz = 0.0;                ///< the output is referenced to this frequency
+  std::vector<std::int32_t> delays;         ///< [dm * nchans + chan], output samples, >= 0
+  std::vector<std::int32_t> dm_max_delay;   ///< per DM: max over kept channels
+  std::int32_t max_delay = 0;               ///< over all DMs: output samples of history needed
+  std::int32_t min_dm_max_delay = 0;        ///< min over DMs of dm_max_delay
 
   [[nodiscard]] std::size_t ndms() const noexcept { return problem.dms.size(); }
   [[nodiscard]] int nchans() const noexcept { return problem.input.nchans; }

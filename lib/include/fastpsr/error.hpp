@@ -3,11 +3,11 @@
 /// The one error type of the library. Library code never calls exit(); it throws
 /// fastpsr::Error, and the tools' common wrapper (apps/common) turns it into a message
 /// `tool: error: <file>: <what>` and an exit status.
-#include <fmt/format.h>
-
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace fastpsr {
 
@@ -48,18 +48,18 @@ class BrokenPipe : public Error {
 
 /// Precondition check: throws fastpsr::Error(invalid_argument) with a formatted message.
 /// Use: FASTPSR_EXPECTS(nchans > 0, "nchans must be positive, got {}", nchans);
-#define FASTPSR_EXPECTS(cond, ...)                                                              \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
+#define FASTPSR_EXPECTS(cond, ...)                                                        \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
       throw ::fastpsr::Error(::fastpsr::ErrorCode::invalid_argument, fmt::format(__VA_ARGS__)); \
-    }                                                                                           \
+    }                                                                                     \
   } while (0)
 
 /// Invariant check for our own logic: a failure is a bug.
-#define FASTPSR_ASSERT(cond)                                                                        \
-  do {                                                                                              \
-    if (!(cond)) {                                                                                  \
-      throw ::fastpsr::Error(::fastpsr::ErrorCode::internal,                                        \
+#define FASTPSR_ASSERT(cond)                                                                 \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      throw ::fastpsr::Error(::fastpsr::ErrorCode::internal,                                 \
                              fmt::format("internal error: {} ({}:{})", #cond, __FILE__, __LINE__)); \
-    }                                                                                               \
+    }                                                                                        \
   } while (0)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Messages to stderr (stdout carries data only). Tools set the level from -q / -v.
-#include <fmt/format.h>
-
 #include <string_view>
+
+#include <fmt/format.h>
 
 namespace fastpsr {
 

@@ -11,28 +11,28 @@
 namespace fastpsr {
 
 struct PrestoInf {
-  std::string name;       ///< data file name without suffix
-  std::string telescope;  ///< "None (Artificial Data Set)" for artificial data
+  std::string name;        ///< data file name without suffix
+  std::string telescope;   ///< "None (Artificial Data Set)" for artificial data
   std::string instrument;
   std::string object;
-  std::string ra;   ///< hh:mm:ss.ssss
-  std::string dec;  ///< [-]dd:mm:ss.ssss
+  std::string ra;          ///< hh:mm:ss.ssss
+  std::string dec;         ///< [-]dd:mm:ss.ssss
   std::string observer;
-  int mjd_i = 0;       ///< integer part of the epoch (MJD)
-  double mjd_f = 0.0;  ///< fractional part of the epoch
+  int mjd_i = 0;           ///< integer part of the epoch (MJD)
+  double mjd_f = 0.0;      ///< fractional part of the epoch
   int bary = 0;
-  double N = 0;                                  ///< number of bins in the time series
-  double dt = 0;                                 ///< bin width, s
+  double N = 0;            ///< number of bins in the time series
+  double dt = 0;           ///< bin width, s
   std::vector<std::pair<double, double>> onoff;  ///< on/off bin pairs; more than one means breaks
   std::string band = "Radio";
-  double fov = 0;  ///< beam diameter, arcsec
+  double fov = 0;          ///< beam diameter, arcsec
   double dm = 0;
-  double freq = 0;      ///< centre of the lowest channel, MHz
-  double freqband = 0;  ///< total bandwidth, MHz
+  double freq = 0;         ///< centre of the lowest channel, MHz
+  double freqband = 0;     ///< total bandwidth, MHz
   int num_chan = 0;
-  double chan_wid = 0;  ///< channel width, MHz (positive)
+  double chan_wid = 0;     ///< channel width, MHz (positive)
   std::string analyzer;
-  std::string notes;  ///< as PRESTO stores them: lines after the first indented by 4 spaces, ending in '\n'
+  std::string notes;       ///< as PRESTO stores them: lines after the first indented by 4 spaces, ending in '\n'
 
   [[nodiscard]] bool artificial() const { return telescope == "None (Artificial Data Set)"; }
   [[nodiscard]] bool breaks() const { return onoff.size() > 1; }
