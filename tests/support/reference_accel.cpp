@@ -30,26 +30,31 @@ std::vector<double> reference_plane(const std::vector<std::complex<float>>& x, c
   const auto nr = static_cast<std::size_t>(rk_hi - rk_lo);
   std::vector<double> plane(static_cast<std::size_t>(p.numz()) * nr);
   const auto n = static_cast<std::int64_t>(x.size());
-  auto amplitude = [&](std::int64_t rk, int z) {
+  // k - r only takes half-integer values: tabulate A_z(j/2), j = -2h .. 2h, once per z.
+  std::vector<std::complex<double>> table;
+  int h = 0;
+  auto amplitude = [&](std::int64_t rk) {
     // C(r) = sum over k with -h <= k - r <= h - 1/2 of X_k conj(A_z(k - r)).
-    const int h = template_halfwidth(z);
     std::complex<double> c(0.0, 0.0);
-    const std::int64_t klo = (rk - 2 * h + 1) / 2;  // smallest k with 2k >= rk - 2h
-    for (std::int64_t k = klo - 1; 2 * k <= rk + 2 * h - 1; ++k) {
-      if (2 * k < rk - 2 * h || k < 0 || k >= n) continue;
-      const double d = static_cast<double>(k) - 0.5 * static_cast<double>(rk);
-      c += std::complex<double>(x[static_cast<std::size_t>(k)]) * std::conj(reference_z_response(d, z, 400));
+    for (std::int64_t j = -2 * h; j <= 2 * h - 1; ++j) {  // j = 2(k - r)
+      if ((rk + j) % 2 != 0) continue;
+      const std::int64_t k = (rk + j) / 2;
+      if (k < 0 || k >= n) continue;
+      c += std::complex<double>(x[static_cast<std::size_t>(k)]) * std::conj(table[static_cast<std::size_t>(j + 2 * h)]);
     }
     return c;
   };
   for (int zi = 0; zi < p.numz(); ++zi) {
     const int z = p.z_of(zi);
+    h = template_halfwidth(z);
+    table.resize(static_cast<std::size_t>(4 * h + 1));
+    for (int j = -2 * h; j <= 2 * h; ++j) table[static_cast<std::size_t>(j + 2 * h)] = reference_z_response(0.5 * j, z);
     for (std::int64_t rk = rk_lo; rk < rk_hi; ++rk) {
       std::complex<double> c;
       if (p.interp == AccelInterp::fourier || rk % 2 == 0) {
-        c = amplitude(rk, z);
+        c = amplitude(rk);
       } else {
-        c = 0.25 * std::acos(-1.0) * (amplitude(rk - 1, z) - amplitude(rk + 1, z));
+        c = 0.25 * std::acos(-1.0) * (amplitude(rk - 1) - amplitude(rk + 1));
       }
       plane[static_cast<std::size_t>(zi) * nr + static_cast<std::size_t>(rk - rk_lo)] = std::norm(c);
     }
