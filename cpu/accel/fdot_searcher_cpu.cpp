@@ -93,7 +93,8 @@ class CpuFdotSearcher final : public FdotSearcher {
     fwd_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_FORWARD, flags);
     inv_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_BACKWARD, flags);
     make_kernels();
-    plane_.resize(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_));
+    plane_size_ = static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_);
+    plane_.reset(new float[plane_size_]);  // written (poisoned) in parallel by search()
   }
 
   [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
@@ -110,10 +111,10 @@ class CpuFdotSearcher final : public FdotSearcher {
         "CPU FFTW overlap-save: {} templates (z {}..{} step 2), {} interpolation, FFT length {} ({} good points, {} "
         "segments), harmonic stages {}, plane {:.1f} MiB",
         p_.numz(), -p_.zmax, p_.zmax, nb_ == 2 ? "Fourier (numbetween 2)" : "interbin", len_, use_, nseg_, p_.stages(),
-        static_cast<double>(plane_.size() * sizeof(float)) / (1024.0 * 1024.0));
+        static_cast<double>(plane_size_ * sizeof(float)) / (1024.0 * 1024.0));
   }
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return plane_.size() * sizeof(float) + kernels_.size() * sizeof(cf);
+    return plane_size_ * sizeof(float) + kernels_.size() * sizeof(cf);
   }
 
  private:
@@ -137,7 +138,10 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   void compute_plane(std::span<const cf> x) {
-    std::fill(plane_.begin(), plane_.end(), -1.0F);  // poison: every point must be written
+    const int poison_threads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto plane_points = static_cast<std::int64_t>(plane_size_);
+#pragma omp parallel for schedule(static) num_threads(poison_threads)
+    for (std::int64_t i = 0; i < plane_points; ++i) plane_[i] = -1.0F;  // poison: every point must be written
     const auto numbins = static_cast<std::int64_t>(x.size());
     const int numz = p_.numz();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
@@ -161,7 +165,7 @@ class CpuFdotSearcher final : public FdotSearcher {
         const std::int64_t count = std::min<std::int64_t>(use_ + (nb_ == 1 ? 1 : 0), o_hi_ - o0);
         for (int zi = 0; zi < numz; ++zi) {
           const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
-          for (int i = 0; i < len_; ++i) prod[static_cast<std::size_t>(i)] = segf[static_cast<std::size_t>(i)] * k[i];
+          multiply(segf.get(), k, prod.get());
           inv_->run(prod.get(), corr.get());
           store_powers(zi, o0, corr.get(), count);
         }
@@ -169,9 +173,21 @@ class CpuFdotSearcher final : public FdotSearcher {
     }
   }
 
+  // out = a * b elementwise, written on floats so that it vectorises (std::complex's operator*
+  // keeps a NaN-recovery branch).
+  void multiply(const cf* a, const cf* b, cf* out) const {
+    const auto* x = reinterpret_cast<const float*>(a);
+    const auto* y = reinterpret_cast<const float*>(b);
+    auto* o = reinterpret_cast<float*>(out);
+    for (int i = 0; i < 2 * len_; i += 2) {
+      o[i] = x[i] * y[i] - x[i + 1] * y[i + 1];
+      o[i + 1] = x[i] * y[i + 1] + x[i + 1] * y[i];
+    }
+  }
+
   // Writes the plane row zi from the correlations c[i] = C(o0 + i), i < count.
   void store_powers(int zi, std::int64_t o0, const cf* c, std::int64_t count) {
-    float* row = plane_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
+    float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
     if (nb_ == 2) {
       for (std::int64_t i = 0; i < count; ++i) {
         const std::int64_t rk = o0 + i;
@@ -191,21 +207,36 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   void harmonic_sums(AccelHitSink& sink) {
-    constexpr std::int64_t chunk = 1 << 16;
+    constexpr std::int64_t chunk = 1 << 14;
     const int numz = p_.numz();
     const int stages = p_.stages();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
     std::vector<std::vector<AccelHit>> per_thread(static_cast<std::size_t>(nthreads));
     std::vector<AccelHit> hits;
+    // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same for
+    // all z rows (PRESTO's rinds), so it is computed once per chunk.
+    std::vector<std::vector<std::int32_t>> index;
+    for (int s = 1; s < stages; ++s) {
+      for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
+    }
     for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += chunk) {
       const std::int64_t b = std::min(a + chunk, p_.rk_end);
+      std::size_t t = 0;
+      for (int s = 1; s < stages; ++s) {
+        const int H = 1 << s;
+        for (int h = 1; h < H; h += 2, ++t) {
+          for (std::int64_t rk = a; rk < b; ++rk) {
+            index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
+          }
+        }
+      }
 #pragma omp parallel num_threads(nthreads)
       {
         auto& mine = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
         mine.clear();
         std::vector<float> sum(static_cast<std::size_t>(b - a));
 #pragma omp for schedule(dynamic, 4)
-        for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, sum, mine);
+        for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, mine);
       }
       hits.clear();
       for (const auto& v : per_thread) hits.insert(hits.end(), v.begin(), v.end());
@@ -213,28 +244,28 @@ class CpuFdotSearcher final : public FdotSearcher {
     }
   }
 
-  void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, std::vector<float>& sum,
-               std::vector<AccelHit>& out) const {
+  void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, const std::vector<std::vector<std::int32_t>>& index,
+               std::vector<float>& sum, std::vector<AccelHit>& out) const {
     const int z = p_.z_of(zi);
     const std::size_t n = static_cast<std::size_t>(b - a);
-    const float* top = plane_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
-    for (std::size_t i = 0; i < n; ++i) sum[i] = top[a - plane_lo_ + static_cast<std::int64_t>(i)];
+    const float* top =
+        plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_) + (a - plane_lo_);
+    float* acc = sum.data();
+    for (std::size_t i = 0; i < n; ++i) acc[i] = top[i];
+    std::size_t t = 0;
     for (int s = 0; s < stages; ++s) {
       const int H = 1 << s;
       // Stage s adds the odd harmonics h/H; the even ones were added as (h/2)/(H/2) before.
-      for (int h = 1; h < H; h += 2) {
+      for (int h = 1; h < H; h += 2, ++t) {
         const int szi = (sub_z(z, h, H) + p_.zmax) / 2;
-        const float* row = plane_.data() + static_cast<std::size_t>(szi) * static_cast<std::size_t>(plane_len_);
-        const int shift = s + 1;
-        for (std::size_t i = 0; i < n; ++i) {
-          const std::int64_t rk = a + static_cast<std::int64_t>(i);
-          sum[i] += row[((2 * rk * h + H) >> shift) - plane_lo_];
-        }
+        const float* row = plane_.get() + static_cast<std::size_t>(szi) * static_cast<std::size_t>(plane_len_);
+        const std::int32_t* idx = index[t].data();
+        for (std::size_t i = 0; i < n; ++i) acc[i] += row[idx[i]];
       }
       const float cut = p_.powcut[static_cast<std::size_t>(s)];
       for (std::size_t i = 0; i < n; ++i) {
-        if (sum[i] > cut) {
-          out.push_back({a + static_cast<std::int64_t>(i), zi, 0, static_cast<std::int16_t>(s), sum[i]});
+        if (acc[i] > cut) {
+          out.push_back({a + static_cast<std::int64_t>(i), zi, 0, static_cast<std::int16_t>(s), acc[i]});
         }
       }
     }
@@ -254,8 +285,9 @@ class CpuFdotSearcher final : public FdotSearcher {
   std::int64_t nseg_ = 0;
   std::unique_ptr<FftwPlan> fwd_;
   std::unique_ptr<FftwPlan> inv_;
-  std::vector<cf> kernels_;   // [zi][len]: conj(FFT(conj template)) / len
-  std::vector<float> plane_;  // [zi][rk - plane_lo]
+  std::vector<cf> kernels_;         // [zi][len]: conj(FFT(conj template)) / len
+  std::unique_ptr<float[]> plane_;  // [zi][rk - plane_lo]
+  std::size_t plane_size_ = 0;
 };
 
 }  // namespace

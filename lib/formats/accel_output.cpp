@@ -265,7 +265,7 @@ std::string format_accel_text(const std::vector<AccelCandidate>& cands, const Ac
         append_column(line, nice_output_2(static_cast<double>(p.phs), static_cast<double>(p.phserr)), w[9]);
         append_column(line, nice_output_2(static_cast<double>(p.cen), static_cast<double>(p.cenerr)), w[10]);
         append_column(line, nice_output_2(static_cast<double>(p.pur), static_cast<double>(p.purerr)), w[11]);
-        out += line + "  " + std::string(20, ' ') + "\n";
+        out += line + "  " + std::string(info.artificial ? 20 : 19, ' ') + "\n";
       }
     }
     out += "\n\n";

@@ -153,12 +153,12 @@ int eliminate_harmonics(std::vector<AccelCandidate>& cands) {
 
 FourierProps calc_props(const RDerivs& d, double r, double z, double w) {
   constexpr double pi = 3.14159265358979323846;
-  FASTPSR_EXPECTS(std::fabs(d.pow) >= 1e-14 && d.locpow >= 1e-14,
-                  "candidate properties: power {} or local power {} out of range", d.pow, d.locpow);
   FourierProps p;
-  const double pow = d.pow / d.locpow;
-  const double d2pow = d.d2pow / d.locpow;
-  const double pur = std::sqrt(1.5 * std::fabs(d2pow) / pow) / pi;
+  // PRESTO exits on a zero power (a harmonic beyond the spectrum); we report zeros instead.
+  const bool empty = !(std::fabs(d.pow) >= 1e-14 && d.locpow >= 1e-14);
+  const double pow = empty ? 0.0 : d.pow / d.locpow;
+  const double d2pow = empty ? 0.0 : d.d2pow / d.locpow;
+  const double pur = empty ? 1.0 : std::sqrt(1.5 * std::fabs(d2pow) / pow) / pi;
   p.pur = static_cast<float>(pur);
   const double purf = static_cast<double>(p.pur);  // PRESTO reuses the stored float
   p.purerr = static_cast<float>(1.0 / (purf * std::sqrt(10.0 * pow)));

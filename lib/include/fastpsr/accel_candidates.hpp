@@ -90,7 +90,8 @@ int eliminate_harmonics(std::vector<AccelCandidate>& cands);
 /// is maximised on its own. Fills pows, hirs, hizs, hiws and derivs.
 void optimize_candidate(AccelCandidate& cand, std::span<const std::complex<float>> fft, bool harmonic_polishing);
 
-/// PRESTO's calc_props (Middleditch et al.): properties of a peak from its derivatives.
+/// PRESTO's calc_props (Middleditch et al.): properties of a peak from its derivatives. A zero
+/// power or local power (a harmonic beyond the spectrum) gives pow 0 and infinite errors.
 FourierProps calc_props(const RDerivs& d, double r, double z, double w);
 
 }  // namespace fastpsr
