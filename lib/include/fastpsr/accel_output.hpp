@@ -24,6 +24,9 @@ struct AccelTextInfo {
   double T_s = 0;        ///< N * dt
   double nph = 0;        ///< photon count when normalised by it (-photon), else 0
   std::string inf_text;  ///< the input's .inf, appended byte for byte
+  /// PRESTO pads harmonic rows' notes to 20 characters for artificial data ("None" telescope)
+  /// and, through an uninitialised buffer, to 19 otherwise; both are reproduced.
+  bool artificial = false;
 };
 
 /// The fundamental props PRESTO writes to .cand and uses for the notes: calc_props of the
