@@ -190,7 +190,7 @@ int run(int argc, char** argv) {
     const PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
     AccelCandidateList list = make_candidate_list(plan, in.from_fft);
     const auto t1 = std::chrono::steady_clock::now();
-    searcher->search(spec.normalised, list);
+    searcher->search(spec.search.bins, spec.power_scale(), list);
     const auto t2 = std::chrono::steady_clock::now();
     const AccelResult result = finish_candidates(plan, list, spec);
     const auto t3 = std::chrono::steady_clock::now();
