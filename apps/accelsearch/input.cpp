@@ -75,9 +75,10 @@ AccelInput read_accel_input(const std::string& path) {
   in.from_fft = true;
   const auto expect = static_cast<std::uint64_t>(in.inf.N) / 2;
   if (in.fft.size() != expect) {
-    throw Error(ErrorCode::format,
-                fmt::format("holds {} complex bins but its .inf says N = {} (so {} bins)", in.fft.size(), in.inf.N, expect),
-                path);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("holds {} complex bins but its .inf says N = {} (so {} bins)", in.fft.size(), in.inf.N, expect),
+        path);
   }
   for (std::size_t k = 0; k < in.fft.size(); ++k) {
     if (!std::isfinite(in.fft[k].real()) || !std::isfinite(in.fft[k].imag())) {

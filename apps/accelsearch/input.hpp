@@ -15,13 +15,13 @@
 namespace fastpsr::app {
 
 struct AccelInput {
-  std::string path;        ///< as given (or "<stdin>:record")
-  std::string root;        ///< output root: the path without .fft/.dat/.sdat/.tim
+  std::string path;                      ///< as given (or "<stdin>:record")
+  std::string root;                      ///< output root: the path without .fft/.dat/.sdat/.tim
   std::vector<std::complex<float>> fft;  ///< PRESTO packed layout
-  PrestoInf inf;           ///< its .inf (made from the header for SIGPROC input)
-  std::string inf_text;    ///< the .inf as appended to the ACCEL file
-  bool from_fft = false;   ///< a .fft file (PRESTO writes .txtcand only then)
-  bool write_inf = false;  ///< no .inf exists: write <root>.inf beside the outputs
+  PrestoInf inf;                         ///< its .inf (made from the header for SIGPROC input)
+  std::string inf_text;                  ///< the .inf as appended to the ACCEL file
+  bool from_fft = false;                 ///< a .fft file (PRESTO writes .txtcand only then)
+  bool write_inf = false;                ///< no .inf exists: write <root>.inf beside the outputs
 };
 
 /// Reads one input file and, for a time series, FFTs it. Throws Error naming the file: missing

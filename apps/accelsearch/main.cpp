@@ -62,7 +62,8 @@ struct Options {
 
 void add_options(CLI::App& app, Options& o) {
   AccelConfig& c = o.config;
-  app.add_option("inputs", o.inputs, "Input .dat/.sdat/.fft (with .inf beside), SIGPROC .tim, or - (a tim-stream on stdin)")
+  app.add_option("inputs", o.inputs,
+                 "Input .dat/.sdat/.fft (with .inf beside), SIGPROC .tim, or - (a tim-stream on stdin)")
       ->required();
   app.add_option("--zmax", c.zmax, "Largest |z| (Fourier bins drifted) searched; rounded up to even")
       ->capture_default_str();
@@ -201,10 +202,11 @@ int run(int argc, char** argv) {
     const auto t3 = std::chrono::steady_clock::now();
     const std::string text = write_outputs(in, plan, result, spec);
     const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-    log_verbose("{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, "
-                "optimise {:.3f} s",
-                in.path, result.hits, result.candidates.size(), result.harmonics_removed, secs(t0, t1), secs(t1, t2),
-                secs(t2, t3));
+    log_verbose(
+        "{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, "
+        "optimise {:.3f} s",
+        in.path, result.hits, result.candidates.size(), result.harmonics_removed, secs(t0, t1), secs(t1, t2),
+        secs(t2, t3));
     const std::string accel_name = std::filesystem::path(in.root + "_" + plan.suffix()).filename().string();
     sift_inputs.push_back(text.empty() ? SiftInput{in.inf.dm, {}}
                                        : sift_input_from_accel_text(text, accel_name, in.inf.dm));

@@ -76,7 +76,7 @@ TEST_CASE("accel injection: a pulsar in a circular binary orbit is found at its 
   const double f_psr = 97.3;
   const double pb = 10.0 * kT;  // orbit long against the observation: nearly constant acceleration
   const double omega = 2.0 * M_PI / pb;
-  const double x_lt = 0.6;      // projected semi-major axis, light-seconds
+  const double x_lt = 0.6;  // projected semi-major axis, light-seconds
   const double phi0 = 1.1;
   auto phase = [&](double t) { return f_psr * (t - x_lt * std::sin(omega * t + phi0)); };
   auto freq = [&](double t) { return f_psr * (1.0 - x_lt * omega * std::cos(omega * t + phi0)); };

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -41,7 +40,8 @@ TEST_CASE("accel sift: ACCEL files are read as sifting.py reads them (S/N and si
           doctest::skip(!test::have_shared_data())) {
   // ACCEL_sift_iso_z0.txt lists these hits at DM 62.50 (made from the same de-reddened search).
   const auto dir = *test::shared_data_dir() / "peer-outputs/iso";
-  const auto in = sift_input_from_accel_text(test::read_text(dir / "iso_DM62.50_red_ACCEL_0"), "iso_DM62.50_ACCEL_0", 0.0);
+  const auto in =
+      sift_input_from_accel_text(test::read_text(dir / "iso_DM62.50_red_ACCEL_0"), "iso_DM62.50_ACCEL_0", 0.0);
   CHECK(in.dm == 62.5);
   struct Expect {
     int candnum;
