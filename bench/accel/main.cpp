@@ -156,10 +156,11 @@ int main(int argc, char** argv) {
       std::printf("# measured ceilings: copy %.1f GB/s (read+write), multiply-add %.1f GFLOP/s (%d threads)\n",
                   ceil.copy_gbs, ceil.gflops, omp_get_max_threads());
     }
-    std::printf("# work: plane = templates x half-bin points; bytes = plane written once + harmonic-sum reads;\n"
-                "# flops = correlation FFTs (5 L log2 L each) and products. floor = max(bytes/copy, flops/FMA).\n");
-    std::printf("%-8s %5s %3s %-8s %10s %10s %10s %9s %9s %8s %8s %7s\n", "setup", "zmax", "nh", "interp",
-                "trial_ms", "search_ms", "cands_ms", "series/s", "realtime", "GB/s", "GFLOP/s", "floor%");
+    std::printf(
+        "# work: plane = templates x half-bin points; bytes = plane written once + harmonic-sum reads;\n"
+        "# flops = correlation FFTs (5 L log2 L each) and products. floor = max(bytes/copy, flops/FMA).\n");
+    std::printf("%-8s %5s %3s %-8s %10s %10s %10s %9s %9s %8s %8s %7s\n", "setup", "zmax", "nh", "interp", "trial_ms",
+                "search_ms", "cands_ms", "series/s", "realtime", "GB/s", "GFLOP/s", "floor%");
     for (const Setup& su : setups) {
       const std::size_t n = std::size_t{1} << su.log2n;
       const double dt = 64e-6;
