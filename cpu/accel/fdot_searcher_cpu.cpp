@@ -220,36 +220,44 @@ class CpuFdotSearcher final : public FdotSearcher {
     const int numz = p_.numz();
     const int stages = p_.stages();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    std::vector<std::vector<AccelHit>> per_thread(static_cast<std::size_t>(nthreads));
-    std::vector<AccelHit> hits;
-    // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same for
-    // all z rows (PRESTO's rinds), so it is computed once per chunk.
-    std::vector<std::vector<std::int32_t>> index;
-    for (int s = 1; s < stages; ++s) {
-      for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
-    }
-    for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += chunk) {
-      const std::int64_t b = std::min(a + chunk, p_.rk_end);
-      std::size_t t = 0;
-      for (int s = 1; s < stages; ++s) {
-        const int H = 1 << s;
-        for (int h = 1; h < H; h += 2, ++t) {
-          for (std::int64_t rk = a; rk < b; ++rk) {
-            index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
-          }
-        }
-      }
+    const std::int64_t nchunks = (p_.rk_end - p_.rk_begin + chunk - 1) / chunk;
+    // Threads take whole chunks (every z row of them), a group of chunks per parallel region;
+    // the hits then go to the sink in chunk order.
+    const std::int64_t group = 8 * static_cast<std::int64_t>(nthreads);
+    std::vector<std::vector<AccelHit>> chunk_hits(static_cast<std::size_t>(group));
+    for (std::int64_t g0 = 0; g0 < nchunks; g0 += group) {
+      const std::int64_t g1 = std::min(nchunks, g0 + group);
 #pragma omp parallel num_threads(nthreads)
       {
-        auto& mine = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
-        mine.clear();
-        std::vector<float> sum(static_cast<std::size_t>(b - a));
-#pragma omp for schedule(dynamic, 4)
-        for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, mine);
+        std::vector<float> sum(static_cast<std::size_t>(chunk));
+        // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same
+        // for all z rows (PRESTO's rinds), so it is computed once per chunk.
+        std::vector<std::vector<std::int32_t>> index;
+        for (int s = 1; s < stages; ++s) {
+          for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t c = g0; c < g1; ++c) {
+          const std::int64_t a = p_.rk_begin + c * chunk;
+          const std::int64_t b = std::min(a + chunk, p_.rk_end);
+          std::size_t t = 0;
+          for (int s = 1; s < stages; ++s) {
+            const int H = 1 << s;
+            for (int h = 1; h < H; h += 2, ++t) {
+              for (std::int64_t rk = a; rk < b; ++rk) {
+                index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
+              }
+            }
+          }
+          auto& out = chunk_hits[static_cast<std::size_t>(c - g0)];
+          out.clear();
+          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, out);
+        }
       }
-      hits.clear();
-      for (const auto& v : per_thread) hits.insert(hits.end(), v.begin(), v.end());
-      sink.consume(a, b, hits);
+      for (std::int64_t c = g0; c < g1; ++c) {
+        const std::int64_t a = p_.rk_begin + c * chunk;
+        sink.consume(a, std::min(a + chunk, p_.rk_end), chunk_hits[static_cast<std::size_t>(c - g0)]);
+      }
     }
   }
 
