@@ -39,7 +39,7 @@
 ///
 /// Hits. Every (stage, rk, zi) with rk in [rk_begin, rk_end) and S_s(rk, zi) > powcut[s]
 /// (strictly greater) is a hit. Backends differ only by float rounding: the CPU backend and the
-/// double-precision reference agree to a relative 1e-4 in P (tests/unit/accel).
+/// double-precision reference agree to a relative 2e-4 in P (tests/unit/accel).
 #include <algorithm>
 #include <array>
 #include <complex>
