@@ -87,9 +87,9 @@ void AccelCandidateList::insert(float power, int stage, double rr, double zz, do
     // while the list is sorted, a binary search finds the same one.
     std::size_t t = 0;
     if (sorted_) {
-      t = static_cast<std::size_t>(std::lower_bound(list_.begin(), list_.end(), rr,
-                                                    [](const AccelCandidate& c, double v) { return c.r < v; }) -
-                                   list_.begin());
+      t = static_cast<std::size_t>(
+          std::lower_bound(list_.begin(), list_.end(), rr, [](const AccelCandidate& c, double v) { return c.r < v; }) -
+          list_.begin());
       if (t == list_.size()) t = list_.size() - 1;
     } else {
       while (t + 1 < list_.size() && list_[t].r < rr) ++t;
@@ -128,9 +128,9 @@ void AccelCandidateList::insert(float power, int stage, double rr, double zz, do
     }
   }
   if (added && s_.keep_txtcand) {
-    txtcand_ += fmt::format("{:<7.2f}  {:<7.4f}  {:<2d}  {:<14.4f}  {:<14.9f}  {:<10.4f} {:<10.4f}\n",
-                            static_cast<double>(power), static_cast<double>(get_sigma()), numharm, rr, rr / s_.T_s, zz,
-                            ww);
+    txtcand_ +=
+        fmt::format("{:<7.2f}  {:<7.4f}  {:<2d}  {:<14.4f}  {:<14.9f}  {:<10.4f} {:<10.4f}\n",
+                    static_cast<double>(power), static_cast<double>(get_sigma()), numharm, rr, rr / s_.T_s, zz, ww);
   }
 }
 
