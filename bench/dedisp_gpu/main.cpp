@@ -48,7 +48,7 @@ const std::vector<Setup> kSetups = {
     {"artemis", 496, 145.0 - 6.05, 145.0, 81.92e-6, 800, 0.1}, {"meerkat", 4096, 856.0, 1712.0, 76.56e-6, 2001, 1.0},
 };
 
-DedispPlan make_plan(const Setup& s) {
+[[maybe_unused]] DedispPlan make_plan(const Setup& s) {
   DedispProblem p;
   const double foff = -(s.f_hi_mhz - s.f_lo_mhz) / s.nchans;
   p.input.nchans = s.nchans;
