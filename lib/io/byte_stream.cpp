@@ -163,6 +163,24 @@ class AtomicFileSink final : public FdSink {
   bool committed_ = false;
 };
 
+// A device or FIFO given as output (/dev/null, a named pipe): written in place, since renaming a
+// temporary over it would replace the device node with a regular file.
+class SpecialFileSink final : public FdSink {
+ public:
+  SpecialFileSink(int fd, std::string path) : FdSink(fd, std::move(path)) {}
+  ~SpecialFileSink() override {
+    if (!closed_) ::close(fd_);
+  }
+  void commit() override {
+    flush();
+    closed_ = true;
+    if (::close(fd_) != 0) throw Error(ErrorCode::io, "write failed: " + errno_text(errno), name());
+  }
+
+ private:
+  bool closed_ = false;
+};
+
 }  // namespace
 
 std::size_t ByteSource::read(void* dst, std::size_t n) {
@@ -263,6 +281,12 @@ std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::
 
 std::unique_ptr<ByteSink> open_sink(const std::string& path) {
   if (path == "-") return std::make_unique<StdoutSink>();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(ErrorCode::io, "cannot open for writing: " + errno_text(errno), path);
+    return std::make_unique<SpecialFileSink>(fd, path);
+  }
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::string leaf = ".";
