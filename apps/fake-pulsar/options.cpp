@@ -110,8 +110,8 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--seed", o.seed, "Random seed (default: from the system; -v prints it)")->group(noise);
   app.add_flag("--no-noise", o.no_noise, "Signals only, no noise")->group(noise);
   app.add_option("--smear", o.smear,
-                 "none (point samples), full (mean over the sample and the channel's dispersion sweep) or "
-                 "sigproc (SIGPROC's widened pulse)")
+                 "sigproc (SIGPROC fake's widened pulse), full (the mean over each sample and each channel's "
+                 "dispersion sweep: what a filterbank records) or none (point samples)")
       ->capture_default_str()
       ->group(noise);
   app.add_flag("--nosmear", o.nosmear, "Same as --smear none (SIGPROC's -nosmear)")->group(noise);

@@ -38,7 +38,7 @@ struct FakeOptions {
   // Noise, smearing, output.
   std::optional<std::uint64_t> seed;
   bool no_noise = false;
-  std::string smear = "full";
+  std::string smear = "sigproc";
   bool nosmear = false;
   std::string delay_model = "presto";
   std::optional<double> mean;

@@ -477,4 +477,39 @@ TEST_CASE("simulator: SIGPROC fake's own file has the S/N our model of it predic
   const double expected = model.expected_fold_snr(0);
   CAPTURE(measured);
   CHECK(measured == doctest::Approx(expected).epsilon(0.1));
+
+  // fake-pulsar with the same command line (its defaults: SIGPROC's smearing, our phase law,
+  // which is the same without acceleration) makes statistically the same signal.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  SimConfig ours = c;
+  ours.noise = true;
+  ours.seed = seed;
+  ours.delay_model = DelayModel::presto;
+  ours.pulsars[0].law = PhaseLaw::integrated;
+  ours.pulsars[0].spin.phase0 = 0.0;
+  const FilterbankSimulator sim(ours);
+  WriteOptions w;
+  w.scale = default_output_scale(8);
+  w.header = make_fake_header(ours.obs, 8, "P: 4.837200000000 ms, DM: 62.500", 62.5);
+  MemorySink sink;
+  write_filterbank(sim, sink, w);
+  FilterbankReader mine(memory_source(sink.bytes()));
+  std::vector<float> our_data(n * 256);
+  REQUIRE(mine.read_float(our_data.data(), n) == n);
+  // Folded with our own phase, delays and noise-free template.
+  SimConfig our_quiet = ours;
+  our_quiet.noise = false;
+  const FilterbankSimulator our_model(our_quiet);
+  our_model.fill(0, n, tmpl.data());
+  const PhaseModel& om = our_model.pulsar_phase_model(0);
+  for (int ch = 0; ch < 256; ++ch) delay[static_cast<std::size_t>(ch)] = our_model.pulsar_delay_s(0, ch);
+  auto our_phase = [&](std::size_t k, std::size_t ch) {
+    return om.phase((static_cast<double>(k) + 0.5) * 64e-6 - delay[ch]);
+  };
+  const auto fo = test::fold(our_data.data(), n, 256, 256, 256, our_phase);
+  const auto fot = test::fold(tmpl.data(), n, 256, 256, 256, our_phase);
+  const double our_measured = test::matched_filter_snr(fo, fot, 31.875 * 31.875);
+  CAPTURE(our_measured);
+  CHECK(our_measured == doctest::Approx(measured).epsilon(0.1));
 }
