@@ -12,8 +12,10 @@
 #include "common/tool_main.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/sigproc.hpp"
 #include "fastpsr/sim/filterbank_simulator.hpp"
 #include "fastpsr/sim/random.hpp"
+#include "fastpsr/sim/voltage_simulator.hpp"
 #include "options.hpp"
 #include "report.hpp"
 
@@ -35,49 +37,37 @@ constexpr const char* kExamples = R"(Examples:
   fake-pulsar --nchans 1024 --tsamp 50 --tobs 60 --nbits 8 --seed 1 --report noise.json | dedisp - ...
   # What a search must find: -v prints it
   fake-pulsar -v --period 4.8372 --dm 62.5 --fold-snr 15 -o psr.fil
+  # Complex voltages (PSRDADA, 8-bit, 2 pols) of a coherently dispersed pulsar and a tone, for ppf
+  fake-pulsar --voltages --freq 1400 --bw 16 --npol 2 --tobs 10 --period 4.8372 --dm 62.5 \
+      --fold-snr 50 --tone freq=1402.5,amp=3 | ppf - ...
 
 Amplitudes are in units of the noise rms of one channel. SIGPROC's -snrpeak is the peak S/N of
 one pulse in the dedispersed time series. See fake-pulsar(1) for the models and the S/N formulas.)";
 
-int run(int argc, char** argv) {
-  FakeOptions o;
-  CLI::App cli{
-      "Synthetic SIGPROC filterbanks: pulsars (binary, accelerated), single dispersed pulses, noise and "
-      "RFI. A drop-in replacement for SIGPROC's fake.",
-      "fake-pulsar"};
-  cli.footer(kExamples);
-  add_fake_options(cli, o);
-  if (argc < 2) parse(cli, std::vector<std::string>{"--help"});  // as SIGPROC fake without arguments
-  parse(cli, normalize_single_dash(argc, argv, sigproc_single_dash_names()));
-  apply_common_options(o.common);
-  check_pulsar_options(cli, o);
-  if (o.threads < 0) usage_error(fmt::format("--threads must be >= 0, got {}", o.threads));
-  if (o.threads > 0) omp_set_num_threads(o.threads);
-  if (o.output == "-" && ::isatty(STDOUT_FILENO) == 1) {
-    usage_error("refusing to write binary data to a terminal: redirect stdout or give -o FILE");
+void write_report(const nlohmann::json& report, const std::string& path) {
+  log_fake_report(report);
+  if (!path.empty()) {
+    const std::string text = report.dump(2) + "\n";
+    write_all(path, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
   }
+}
 
+void log_speed(const ByteSink& sink, std::chrono::steady_clock::time_point start) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  log_verbose("wrote {} bytes to {} in {:.2f} s ({:.0f} MB/s)", sink.position(), sink.name(), seconds,
+              static_cast<double>(sink.position()) / 1e6 / std::max(seconds, 1e-9));
+}
+
+void write_filterbank_file(const FakeOptions& o, std::uint64_t seed) {
   sim::SimConfig config = build_config(o);
-  if (!o.seed) {
-    std::random_device rd;
-    config.seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  }
+  config.seed = seed;
   const sim::FilterbankSimulator simulator(config);
   sim::OutputScale scale = sim::default_output_scale(o.nbits);
   if (o.mean) scale.offset = *o.mean;
-  if (o.rms) {
-    if (!(*o.rms > 0.0)) usage_error(fmt::format("--rms must be positive, got {}", *o.rms));
-    scale.scale = *o.rms;
-  }
+  if (o.rms) scale.scale = *o.rms;
   warn_if_clipped(simulator, o.nbits, scale);
-  if (verbosity() >= Verbosity::verbose || !o.report.empty()) {
-    const auto report = fake_report(simulator, o.nbits, scale);
-    log_fake_report(report);
-    if (!o.report.empty()) {
-      const std::string text = report.dump(2) + "\n";
-      write_all(o.report, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-    }
-  }
+  if (verbosity() >= Verbosity::verbose || !o.report.empty())
+    write_report(fake_report(simulator, o.nbits, scale), o.report);
   log_verbose("normals: {} code path, {} threads", sim::CounterRng::code_path(), omp_get_max_threads());
 
   const double refdm = config.pulsars.empty() ? 0.0 : config.pulsars.front().dm;
@@ -93,9 +83,66 @@ int run(int argc, char** argv) {
   sim::write_filterbank(simulator, *sink, w);
   sink->commit();
   progress.finish();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  log_verbose("wrote {} bytes to {} in {:.2f} s ({:.0f} MB/s)", sink->position(), sink->name(), seconds,
-              static_cast<double>(sink->position()) / 1e6 / std::max(seconds, 1e-9));
+  log_speed(*sink, start);
+}
+
+void write_voltage_stream(const FakeOptions& o, std::uint64_t seed) {
+  sim::VoltageConfig config = build_voltage_config(o);
+  config.seed = seed;
+  const sim::VoltageSimulator simulator(config);
+  const sim::VoltageFormat format = sim::parse_voltage_format(o.vformat);
+  const double scale = o.rms ? *o.rms : sim::default_voltage_scale(format);
+  if (verbosity() >= Verbosity::verbose || !o.report.empty())
+    write_report(voltage_report(simulator, format, scale), o.report);
+  sim::VoltageWriteOptions w;
+  w.format = format;
+  w.scale = scale;
+  w.write_header = !o.raw;
+  w.header =
+      sim::make_voltage_dada_header(config, format, voltage_source_name(o), sigproc_telescope_name(o.telescope_id));
+  auto sink = open_sink(o.output);
+  Progress progress("fake-pulsar", config.nsamples);
+  w.progress = [&](std::uint64_t done) { progress.update(done); };
+  const auto start = std::chrono::steady_clock::now();
+  sim::write_voltages(simulator, *sink, w);
+  sink->commit();
+  progress.finish();
+  log_speed(*sink, start);
+}
+
+int run(int argc, char** argv) {
+  FakeOptions o;
+  CLI::App cli{
+      "Synthetic SIGPROC filterbanks: pulsars (binary, accelerated), single dispersed pulses, noise and "
+      "RFI. A drop-in replacement for SIGPROC's fake. With --voltages: complex baseband (PSRDADA) with "
+      "coherently dispersed pulsars and tones.",
+      "fake-pulsar"};
+  cli.footer(kExamples);
+  add_fake_options(cli, o);
+  if (argc < 2) parse(cli, std::vector<std::string>{"--help"});  // as SIGPROC fake without arguments
+  parse(cli, normalize_single_dash(argc, argv, sigproc_single_dash_names()));
+  apply_common_options(o.common);
+  check_mode_options(cli, o);
+  check_pulsar_options(cli, o);
+  if (o.rms && !(*o.rms > 0.0)) usage_error(fmt::format("--rms must be positive, got {}", *o.rms));
+  if (o.threads < 0) usage_error(fmt::format("--threads must be >= 0, got {}", o.threads));
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  if (o.output == "-" && ::isatty(STDOUT_FILENO) == 1) {
+    usage_error("refusing to write binary data to a terminal: redirect stdout or give -o FILE");
+  }
+
+  std::uint64_t seed = 0;
+  if (o.seed) {
+    seed = *o.seed;
+  } else {
+    std::random_device rd;
+    seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }
+  if (o.voltages) {
+    write_voltage_stream(o, seed);
+  } else {
+    write_filterbank_file(o, seed);
+  }
   return kExitOk;
 }
 

@@ -129,11 +129,51 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--report", o.report, "Write what was injected and the S/N a search must recover (JSON)")
       ->group(noise);
 
+  const std::string volt = "Voltage mode: complex baseband of one band, as a PSRDADA stream";
+  app.add_flag("--voltages", o.voltages,
+               "Write complex voltages (noise, tones, coherently dispersed pulsars) instead of a filterbank")
+      ->group(volt);
+  app.add_option("--freq", o.freq_mhz, "Centre frequency of the band, MHz")->capture_default_str()->group(volt);
+  app.add_option("--bw", o.bw_mhz, "Bandwidth = complex sample rate, MHz")->capture_default_str()->group(volt);
+  app.add_option("--npol", o.npol, "Polarisations: 1 or 2")->capture_default_str()->group(volt);
+  app.add_option("--vformat", o.vformat, "Sample format: ci8, ci16 or cf32")->capture_default_str()->group(volt);
+  app.add_option("--tone", o.tones, "A tone: freq=MHz,amp=rms[,phase=deg] (repeatable)")->group(volt);
+  app.add_option("--peak-power", o.pulsar.peak_power,
+                 "Pulsar power / noise power at the pulse peak (or --fold-snr: the coherent S/N)")
+      ->group(volt);
+  app.add_flag("--raw", o.raw, "No DADA header: the samples only")->group(volt);
+
   // SIGPROC options that we do not implement, accepted only to explain why.
   app.add_flag("--swapout", o.swapout)->group("");
   app.add_flag("--evenodd", o.evenodd)->group("");
   app.add_option("--rednoise", o.rednoise)->group("");
   add_common_options(app, o.common, false);
+}
+
+void check_mode_options(const CLI::App& app, const FakeOptions& o) {
+  static const std::vector<std::string> filterbank_only = {
+      "--nchans",  "--fch1",           "--foff",           "--tsamp",       "--nbits",        "--nifs",
+      "--frb",     "--rfi-narrowband", "--rfi-impulses",   "--rfi-impulse", "--rfi-periodic", "--smear",
+      "--nosmear", "--snrpeak",        "--spectral-index", "--headerless",  "--mean",         "--machine-id"};
+  static const std::vector<std::string> voltage_only = {"--freq", "--bw",         "--npol", "--vformat",
+                                                        "--tone", "--peak-power", "--raw"};
+  for (const auto& name : o.voltages ? filterbank_only : voltage_only) {
+    if (app.count(name) > 0) {
+      usage_error(o.voltages ? fmt::format("{} is a filterbank option: it has no meaning with --voltages", name)
+                             : fmt::format("{} is for voltage output: add --voltages", name));
+    }
+  }
+  if (!o.voltages) {
+    for (const auto& s : o.psr) {
+      if (s.find("power=") != std::string::npos) usage_error("--psr: power= is for voltage output (--voltages)");
+    }
+  } else {
+    for (const auto& s : o.psr) {
+      if (s.find("snrpeak=") != std::string::npos) {
+        usage_error("--psr: snrpeak= has no meaning with --voltages: give power= or snr=");
+      }
+    }
+  }
 }
 
 void check_pulsar_options(const CLI::App& app, const FakeOptions& o) {
@@ -196,6 +236,50 @@ sim::SimConfig build_config(const FakeOptions& o) {
   return c;
 }
 
+sim::VoltageConfig build_voltage_config(const FakeOptions& o) {
+  sim::VoltageConfig v;
+  v.freq_mhz = o.freq_mhz;
+  v.bw_mhz = o.bw_mhz;
+  v.npol = o.npol;
+  v.tstart_mjd = o.tstart_mjd;
+  v.seed = o.seed.value_or(0);
+  v.noise = !o.no_noise;
+  v.delay_model = parse_delay_model(o.delay_model);
+  if (!(o.bw_mhz > 0.0) || !std::isfinite(o.bw_mhz))
+    usage_error(fmt::format("--bw must be positive, got {}", o.bw_mhz));
+  if (o.nsamples) {
+    v.nsamples = *o.nsamples;
+  } else {
+    if (!(o.tobs_s > 0.0) || !std::isfinite(o.tobs_s)) {
+      usage_error(fmt::format("--tobs must be positive, got {}", o.tobs_s));
+    }
+    v.nsamples = static_cast<std::uint64_t>(std::ceil(o.tobs_s * o.bw_mhz * 1e6 - 1e-6));
+  }
+  const double tobs = static_cast<double>(v.nsamples) * v.tsamp_s();
+  auto add = [&](const sim::PulsarOptions& p, const std::string& what) {
+    if ((p.peak_power > 0.0) == (p.fold_snr > 0.0)) {
+      usage_error(
+          fmt::format("{}: with --voltages give the strength as a peak power ratio ({}) or a coherent "
+                      "S/N ({}), once",
+                      what, what == "--psr" ? "power=" : "--peak-power", what == "--psr" ? "snr=" : "--fold-snr"));
+    }
+    sim::VoltagePulsar vp;
+    vp.spec = sim::make_pulsar_spec(p, tobs);
+    vp.peak_power = p.peak_power;
+    vp.coherent_snr = p.fold_snr;
+    v.pulsars.push_back(vp);
+  };
+  if (o.pulsar.period_ms) {
+    sim::PulsarOptions p = o.pulsar;
+    p.shape = sim::parse_profile_shape(o.profile);
+    p.law = o.sigproc_phase ? sim::PhaseLaw::sigproc : sim::PhaseLaw::integrated;
+    add(p, "the pulsar of --period");
+  }
+  for (const auto& s : o.psr) add(sim::parse_pulsar_options(s), "--psr");
+  for (const auto& s : o.tones) v.tones.push_back(sim::parse_tone(s));
+  return v;
+}
+
 std::string source_name(const FakeOptions& o) {
   if (o.source_name) return *o.source_name;
   if (o.pulsar.period_ms) {
@@ -203,6 +287,19 @@ std::string source_name(const FakeOptions& o) {
     return fmt::format("P: {:.12f} ms, DM: {:.3f}", period_s * 1000.0, o.pulsar.dm);
   }
   return "fake-pulsar";
+}
+
+std::string voltage_source_name(const FakeOptions& o) {
+  std::string name = "fake";
+  if (o.source_name) {
+    name = *o.source_name;
+  } else if (o.pulsar.period_ms) {
+    name = fmt::format("fake_P{:.6f}ms_DM{:.3f}", *o.pulsar.period_ms, o.pulsar.dm);
+  }
+  for (char& ch : name) {
+    if (ch == ' ' || ch == '\t') ch = '_';
+  }
+  return name;
 }
 
 }  // namespace fastpsr::app

@@ -9,6 +9,7 @@
 #include "common/tool_main.hpp"
 #include "fastpsr/sim/sim_config.hpp"
 #include "fastpsr/sim/source_spec.hpp"
+#include "fastpsr/sim/voltage_simulator.hpp"
 
 namespace fastpsr::app {
 
@@ -50,6 +51,14 @@ struct FakeOptions {
   int telescope_id = 4;
   int threads = 0;
   std::string report;
+  // Voltage mode.
+  bool voltages = false;
+  double freq_mhz = 1400.0;
+  double bw_mhz = 16.0;
+  int npol = 1;
+  std::string vformat = "ci8";
+  std::vector<std::string> tones;
+  bool raw = false;
   // SIGPROC options we refuse with a reason.
   bool swapout = false;
   bool evenodd = false;
@@ -60,11 +69,18 @@ struct FakeOptions {
 const std::vector<std::string>& sigproc_single_dash_names();
 /// Declares every option of fake-pulsar on `app`.
 void add_fake_options(CLI::App& app, FakeOptions& o);
+/// usage_error() when an option of the other mode (filterbank or --voltages) is given.
+void check_mode_options(const CLI::App& app, const FakeOptions& o);
 /// usage_error() when an option of the --period pulsar is given without --period.
 void check_pulsar_options(const CLI::App& app, const FakeOptions& o);
 /// The simulator's configuration; usage_error() for inconsistent options.
 sim::SimConfig build_config(const FakeOptions& o);
+/// The voltage simulator's configuration (--voltages).
+sim::VoltageConfig build_voltage_config(const FakeOptions& o);
 /// source_name as SIGPROC fake writes it ("P: 4.837200000000 ms, DM: 62.500"), or --source-name.
 std::string source_name(const FakeOptions& o);
+/// SOURCE of the DADA header: one word (DADA readers take the first word), so spaces become
+/// underscores; by default "fake_P<ms>_DM<dm>".
+std::string voltage_source_name(const FakeOptions& o);
 
 }  // namespace fastpsr::app

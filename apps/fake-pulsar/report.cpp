@@ -9,6 +9,9 @@
 #include "fastpsr/version.hpp"
 
 namespace fastpsr::app {
+namespace {
+void add_mean_spin(nlohmann::json& j, const sim::PhaseModel& m, double tobs);
+}  // namespace
 
 nlohmann::json fake_report(const sim::FilterbankSimulator& sim, int nbits, sim::OutputScale scale) {
   const sim::SimConfig& c = sim.config();
@@ -36,23 +39,13 @@ nlohmann::json fake_report(const sim::FilterbankSimulator& sim, int nbits, sim::
   for (std::size_t i = 0; i < c.pulsars.size(); ++i) {
     const auto& p = c.pulsars[i];
     const sim::PhaseModel& m = sim.pulsar_phase_model(i);
-    // What a search sees: the mean frequency over the observation and the mean fdot, from the
-    // phase at the start, middle and end (exact for a quadratic phase).
-    const double ph0 = m.phase(0.0);
-    const double ph1 = m.phase(tobs / 2);
-    const double ph2 = m.phase(tobs);
-    const double f_mean = (ph2 - ph0) / tobs;
-    const double fdot_mean = 4.0 * (ph2 - 2.0 * ph1 + ph0) / (tobs * tobs);
     const double snr = sim.expected_fold_snr(i);
     const auto powers = sim.expected_harmonic_powers(i, 16);
     nlohmann::json j;
     j["label"] = p.label.empty() ? fmt::format("pulsar {}", i + 1) : p.label;
     j["f_spin_hz"] = p.spin.f_hz;
     j["fdot_spin"] = p.spin.fdot;
-    j["f_mean_hz"] = f_mean;
-    j["period_mean_s"] = 1.0 / f_mean;
-    j["fdot_mean"] = fdot_mean;
-    j["z"] = fdot_mean * tobs * tobs;
+    add_mean_spin(j, m, tobs);
     j["dm"] = p.dm;
     j["profile"] = std::string(sim::to_string(p.shape));
     j["duty_cycle"] = p.duty_cycle;
@@ -87,8 +80,75 @@ nlohmann::json fake_report(const sim::FilterbankSimulator& sim, int nbits, sim::
   return r;
 }
 
+namespace {
+
+// What a search sees of a phase model over [0, tobs]: mean frequency and fdot (exact for a
+// quadratic phase), from the phase at the start, middle and end.
+void add_mean_spin(nlohmann::json& j, const sim::PhaseModel& m, double tobs) {
+  const double ph0 = m.phase(0.0);
+  const double ph1 = m.phase(tobs / 2);
+  const double ph2 = m.phase(tobs);
+  const double f_mean = (ph2 - ph0) / tobs;
+  const double fdot_mean = 4.0 * (ph2 - 2.0 * ph1 + ph0) / (tobs * tobs);
+  j["f_mean_hz"] = f_mean;
+  j["period_mean_s"] = 1.0 / f_mean;
+  j["fdot_mean"] = fdot_mean;
+  j["z"] = fdot_mean * tobs * tobs;
+}
+
+}  // namespace
+
+nlohmann::json voltage_report(const sim::VoltageSimulator& sim, sim::VoltageFormat format, double scale) {
+  const sim::VoltageConfig& c = sim.config();
+  const double tobs = static_cast<double>(c.nsamples) * c.tsamp_s();
+  nlohmann::json r;
+  r["tool"] = "fake-pulsar";
+  r["version"] = std::string(version_string);
+  r["mode"] = "voltages";
+  r["seed"] = c.seed;
+  r["nsamples"] = c.nsamples;
+  r["tsamp_s"] = c.tsamp_s();
+  r["tobs_s"] = tobs;
+  r["freq_mhz"] = c.freq_mhz;
+  r["bw_mhz"] = c.bw_mhz;
+  r["npol"] = c.npol;
+  r["nbits"] = sim::voltage_bits(format);
+  r["noise_rms"] = scale;  // per component, in output units
+  r["fft_length"] = sim.fft_length();
+  r["delay_model"] = std::string(to_string(c.delay_model));
+  r["pulsars"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < c.pulsars.size(); ++i) {
+    const auto& p = c.pulsars[i];
+    nlohmann::json j;
+    j["label"] = fmt::format("pulsar {}", i + 1);
+    j["f_spin_hz"] = p.spec.spin.f_hz;
+    add_mean_spin(j, sim.pulsar_phase_model(i), tobs);
+    j["dm"] = p.spec.dm;
+    j["profile"] = std::string(sim::to_string(p.spec.shape));
+    j["duty_cycle"] = p.spec.duty_cycle;
+    j["peak_power"] = p.peak_power;
+    j["expected_coherent_fold_snr"] = sim.coherent_fold_snr(i);
+    r["pulsars"].push_back(j);
+  }
+  r["tones"] = nlohmann::json::array();
+  for (const auto& t : c.tones) r["tones"].push_back({{"freq_mhz", t.freq_mhz}, {"amplitude", t.amplitude}});
+  return r;
+}
+
 void log_fake_report(const nlohmann::json& r) {
   if (verbosity() < Verbosity::verbose) return;
+  if (r.contains("mode")) {  // voltages
+    log_verbose("seed {}; {} complex samples of {} us ({:.3f} s) x {} pol, {} +- {} MHz, {}-bit, FFT {}",
+                r["seed"].get<std::uint64_t>(), r["nsamples"].get<std::uint64_t>(), 1e6 * r["tsamp_s"].get<double>(),
+                r["tobs_s"].get<double>(), r["npol"].get<int>(), r["freq_mhz"].get<double>(),
+                r["bw_mhz"].get<double>() / 2, r["nbits"].get<int>(), r["fft_length"].get<std::size_t>());
+    for (const auto& p : r["pulsars"]) {
+      log_verbose("{}: P {:.9g} ms (mean), DM {}, z {:.3f}, peak power {:.4g}, coherent fold S/N {:.2f}",
+                  p["label"].get<std::string>(), 1e3 * p["period_mean_s"].get<double>(), p["dm"].get<double>(),
+                  p["z"].get<double>(), p["peak_power"].get<double>(), p["expected_coherent_fold_snr"].get<double>());
+    }
+    return;
+  }
   log_verbose(
       "seed {}; {} samples of {} us ({:.3f} s), {} channels, {} bits: noise mean {:.4g}, rms {:.4g}, "
       "S/N efficiency {:.4f}",

@@ -64,15 +64,14 @@ std::string_view to_string(Smearing s) {
   return "?";
 }
 
-std::vector<detail::PulsarSignal::Pieces> FilterbankSimulator::Impl::make_pieces(std::uint64_t first,
-                                                                                 std::size_t n) const {
-  std::vector<detail::PulsarSignal::Pieces> out;
+std::vector<detail::PhasePieces> FilterbankSimulator::Impl::make_pieces(std::uint64_t first, std::size_t n) const {
+  std::vector<detail::PhasePieces> out;
   out.reserve(pulsars.size());
   for (const auto& p : pulsars) out.push_back(p.make_pieces(first, n));
   return out;
 }
 
-void FilterbankSimulator::Impl::fill_chunk(const std::vector<detail::PulsarSignal::Pieces>& pieces, std::uint64_t first,
+void FilterbankSimulator::Impl::fill_chunk(const std::vector<detail::PhasePieces>& pieces, std::uint64_t first,
                                            std::size_t n, float* out) const {
   const std::size_t stride = config.obs.values_per_sample();
   for (std::size_t k = 0; k < n; ++k) {

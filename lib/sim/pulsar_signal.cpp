@@ -117,40 +117,17 @@ double PulsarSignal::recorded_profile(int c, double phase) const {
   return profile_.smoothed(phase, sample_cycles_, sweep_cycles_[static_cast<std::size_t>(c)]);
 }
 
-PulsarSignal::Pieces PulsarSignal::make_pieces(std::uint64_t first, std::size_t n) const {
+PhasePieces PulsarSignal::make_pieces(std::uint64_t first, std::size_t n) const {
   double max_delay = 0.0;
   for (std::size_t c = 0; c < weight_.size(); ++c) {
     if (weight_[c] > 0.0) max_delay = std::max(max_delay, delays_.delay_s[c]);
   }
-  const auto s = static_cast<double>(kPieceSamples);
-  const double dly = max_delay / obs_.tsamp_s;
-  const auto lo = static_cast<std::int64_t>(std::floor((static_cast<double>(first) + 0.5 - dly) / s)) - 1;
-  const auto hi = static_cast<std::int64_t>(std::floor((static_cast<double>(first + n) + 0.5) / s)) + 1;
-  Pieces out;
-  out.first_index = lo;
-  out.pieces.resize(static_cast<std::size_t>(hi - lo + 1));
-  const double piece_s = s * obs_.tsamp_s;
-  for (std::int64_t m = lo; m <= hi; ++m) {
-    // Cubic through the exact phase at u = 0, 1/3, 2/3, 1 (Newton's forward differences in 3u).
-    double y[4];
-    for (int j = 0; j < 4; ++j) y[j] = model_.phase((static_cast<double>(m) + j / 3.0) * piece_s);
-    const double d1 = y[1] - y[0];
-    const double d2 = y[2] - 2 * y[1] + y[0];
-    const double d3 = y[3] - 3 * y[2] + 3 * y[1] - y[0];
-    Piece p{};
-    p.base = std::floor(y[0]);
-    p.c0 = y[0] - p.base;
-    p.c1 = 3.0 * (d1 - d2 / 2 + d3 / 3);
-    p.c2 = 9.0 * (d2 / 2 - d3 / 2);
-    p.c3 = 4.5 * d3;
-    p.max_slope = (std::abs(p.c1) + 2 * std::abs(p.c2) + 3 * std::abs(p.c3)) / s;
-    out.pieces[static_cast<std::size_t>(m - lo)] = p;
-  }
-  return out;
+  return {model_, obs_.tsamp_s, kPieceSamples, static_cast<double>(first) - max_delay / obs_.tsamp_s,
+          static_cast<double>(first + n) + 1.0};
 }
 
-void PulsarSignal::add(const Pieces& pieces, std::uint64_t first, std::size_t n, float* out, std::size_t stride) const {
-  const auto s = static_cast<double>(kPieceSamples);
+void PulsarSignal::add(const PhasePieces& pieces, std::uint64_t first, std::size_t n, float* out,
+                       std::size_t stride) const {
   const auto nchans = static_cast<std::size_t>(obs_.nchans);
   const auto nifs = static_cast<std::size_t>(obs_.nifs);
   const auto kend = static_cast<std::int64_t>(first + n);
@@ -160,21 +137,10 @@ void PulsarSignal::add(const Pieces& pieces, std::uint64_t first, std::size_t n,
     const double dly = delays_.delay_s[c] / obs_.tsamp_s;
     const double sweep = sweep_cycles_[c];
     const double amp = amplitude_[c];
-    // The phase at x (in samples: x = k is the start of sample k, x = k + 1/2 its centre), from
-    // the piece holding x - dly: a pure function of (x, c), whatever the block.
-    struct Phase {
-      double base;
-      double frac;
-      const Piece* piece;
-    };
-    auto phase_at = [&](double x) {
-      const auto m = static_cast<std::int64_t>(fast_floor((x - dly) / s));
-      const auto index = static_cast<std::size_t>(m - pieces.first_index);
-      FASTPSR_ASSERT(m >= pieces.first_index && index < pieces.pieces.size());
-      const Piece& p = pieces.pieces[index];
-      const double u = ((x - static_cast<double>(m * kPieceSamples)) - dly) / s;
-      return Phase{p.base, p.c0 + u * (p.c1 + u * (p.c2 + u * p.c3)), &p};
-    };
+    // The phase at x in samples of this channel (x = k is the start of sample k, k + 1/2 its
+    // centre): a pure function of (x, c), whatever the block.
+    using Phase = PhasePieces::Phase;
+    auto phase_at = [&](double x) { return pieces.at(x - dly); };
     auto add_value = [&](std::int64_t k, double v) {
       float* row = out + static_cast<std::size_t>(k - static_cast<std::int64_t>(first)) * stride + c;
       for (std::size_t i = 0; i < nifs; ++i) row[i * nchans] += static_cast<float>(amp * v);
@@ -190,7 +156,7 @@ void PulsarSignal::add(const Pieces& pieces, std::uint64_t first, std::size_t n,
       double span = 0.0;  // phase span of the sample (Smearing::full)
       Phase lo{};
       Phase hi{};
-      const Piece* piece = nullptr;
+      const PhasePieces::Piece* piece = nullptr;
       if (integrate_samples_) {
         lo = cached_boundary == k ? cached_phase : phase_at(static_cast<double>(k));
         hi = phase_at(static_cast<double>(k + 1));

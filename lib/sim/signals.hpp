@@ -10,6 +10,7 @@
 #include "fastpsr/sim/random.hpp"
 #include "fastpsr/sim/scattered_gaussian.hpp"
 #include "fastpsr/sim/sim_config.hpp"
+#include "phase_pieces.hpp"
 
 namespace fastpsr::sim::detail {
 
@@ -30,21 +31,11 @@ class PulsarSignal {
  public:
   PulsarSignal(const PulsarSpec& spec, const SimConfig& config);
 
-  /// The phase model sampled as piecewise cubics, one per kPieceSamples samples of arrival time
-  /// (4 exact evaluations each), for the times a fill of [first, first + n) needs.
-  struct Piece {
-    double base;            // integer part of the phase at the piece's start
-    double c0, c1, c2, c3;  // phase - base = c0 + c1 u + c2 u^2 + c3 u^3, u in [0, 1]
-    double max_slope;       // upper bound of the phase advance per sample in the piece
-  };
-  struct Pieces {
-    std::int64_t first_index = 0;
-    std::vector<Piece> pieces;
-  };
+  /// The phase for a fill of [first, first + n) (pieces of kPieceSamples samples).
   static constexpr std::int64_t kPieceSamples = 4096;
-  [[nodiscard]] Pieces make_pieces(std::uint64_t first, std::size_t n) const;
+  [[nodiscard]] PhasePieces make_pieces(std::uint64_t first, std::size_t n) const;
   /// Adds the signal of samples [first, first + n) to rows of `stride` floats (row 0 = first).
-  void add(const Pieces& pieces, std::uint64_t first, std::size_t n, float* out, std::size_t stride) const;
+  void add(const PhasePieces& pieces, std::uint64_t first, std::size_t n, float* out, std::size_t stride) const;
 
   /// Per-channel peak amplitude (noise rms) after the spectral weights; 0 for unused channels.
   [[nodiscard]] double channel_amplitude(int c) const { return amplitude_[static_cast<std::size_t>(c)]; }

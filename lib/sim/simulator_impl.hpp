@@ -20,9 +20,8 @@ struct FilterbankSimulator::Impl {
   std::size_t chunk_rows = 1;
 
   /// Noise and signals of rows [first, first + n) into out (row stride values_per_sample).
-  void fill_chunk(const std::vector<detail::PulsarSignal::Pieces>& pieces, std::uint64_t first, std::size_t n,
-                  float* out) const;
-  [[nodiscard]] std::vector<detail::PulsarSignal::Pieces> make_pieces(std::uint64_t first, std::size_t n) const;
+  void fill_chunk(const std::vector<detail::PhasePieces>& pieces, std::uint64_t first, std::size_t n, float* out) const;
+  [[nodiscard]] std::vector<detail::PhasePieces> make_pieces(std::uint64_t first, std::size_t n) const;
 };
 
 }  // namespace fastpsr::sim

@@ -123,7 +123,7 @@ PulsarOptions parse_pulsar_options(std::string_view text) {
   const KeyValues kv("--psr", text,
                      {"period", "f",   "dm",    "width", "snrpeak", "snr",    "profile", "phase",  "pdot",   "accn",
                       "fdot",   "z",   "bper",  "becc",  "binc",    "bomega", "bphase",  "bpmass", "bcmass", "pb",
-                      "x",      "ecc", "omega", "tperi", "spindex", "law",    "fmin",    "fmax"});
+                      "x",      "ecc", "omega", "tperi", "spindex", "law",    "fmin",    "fmax",   "power"});
   PulsarOptions o;
   kv.set("period", o.period_ms);
   kv.set("f", o.f_hz);
@@ -159,7 +159,18 @@ PulsarOptions parse_pulsar_options(std::string_view text) {
   }
   kv.set("fmin", o.fmin_mhz);
   kv.set("fmax", o.fmax_mhz);
+  kv.set("power", o.peak_power);
   return o;
+}
+
+Tone parse_tone(std::string_view text) {
+  const KeyValues kv("--tone", text, {"freq", "amp", "phase"});
+  FASTPSR_EXPECTS(kv.has("freq") && kv.has("amp"), "--tone: give freq=<MHz> and amp=<rms>");
+  Tone t;
+  kv.set("freq", t.freq_mhz);
+  kv.set("amp", t.amplitude);
+  kv.set("phase", t.phase_deg);
+  return t;
 }
 
 SinglePulseSpec parse_single_pulse(std::string_view text) {

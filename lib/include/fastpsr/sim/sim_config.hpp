@@ -106,7 +106,7 @@ struct SimConfig {
   std::uint64_t seed = 1;
   bool noise = true;  ///< false: signals only (templates, tests)
   DelayModel delay_model = DelayModel::presto;
-  Smearing smearing = Smearing::full;      ///< fake-pulsar's default is sigproc (SIGPROC's behaviour)
+  Smearing smearing = Smearing::full;   ///< fake-pulsar's default is sigproc (SIGPROC's behaviour)
   std::vector<PulsarSpec> pulsars;      ///< also the periodic interferers
   std::vector<SinglePulseSpec> pulses;  ///< also single broadband impulses (dm 0)
   std::vector<NarrowbandRfi> narrowband;

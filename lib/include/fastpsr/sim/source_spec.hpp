@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "fastpsr/sim/sim_config.hpp"
+#include "fastpsr/sim/voltage_simulator.hpp"
 
 namespace fastpsr::sim {
 
@@ -27,7 +28,8 @@ struct PulsarOptions {
   double dm = 0.0;
   double width_percent = 4.0;
   double snrpeak = 1.0;
-  double fold_snr = 0.0;  ///< > 0: the amplitude is chosen to reach this folded S/N
+  double fold_snr = 0.0;    ///< > 0: the amplitude is chosen to reach this folded S/N
+  double peak_power = 0.0;  ///< voltage mode: pulsar / noise power at the pulse peak
   ProfileShape shape = ProfileShape::boxcar;
   double phase = 0.0;
   std::optional<double> pdot;
@@ -65,8 +67,11 @@ double given_period_ms(const PulsarOptions& o);
 /// --psr text. Keys: period (ms) or f (Hz); dm; width (%); snrpeak or snr (folded S/N);
 /// profile; phase; pdot, accn, fdot or z; bper, becc, binc, bomega, bphase, bpmass, bcmass
 /// (SIGPROC's orbit, any of them enables it) or pb (h), x (lt-s), ecc, omega (deg), tperi (s);
-/// spindex; law (integrated or sigproc); fmin, fmax (MHz).
+/// spindex; law (integrated or sigproc); fmin, fmax (MHz); power (voltage mode: peak power
+/// ratio; snr there is the coherent S/N).
 PulsarOptions parse_pulsar_options(std::string_view text);
+/// --tone text (voltage mode). Keys: freq (MHz), amp (noise rms of one component), phase (deg).
+Tone parse_tone(std::string_view text);
 /// --frb text. Keys: time (s), dm, width (ms, FWHM), fluence (noise rms x ms per channel) or
 /// snr, scatter (ms), scatter-freq (MHz), scatter-index, spindex, fmin, fmax.
 SinglePulseSpec parse_single_pulse(std::string_view text);
