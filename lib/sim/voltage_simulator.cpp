@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -191,16 +192,23 @@ struct VoltageSimulator::Impl {
     const detail::PhasePieces pieces(psr.model, config.tsamp_s(), kPieceSamples, static_cast<double>(from),
                                      static_cast<double>(start + len));
     bool any = false;
-    for (std::int64_t k = from; k < start + len; ++k) {
-      const double phase = pieces.at(static_cast<double>(k)).frac;
-      double r = phase - 0.5;
+    for (std::int64_t k = from; k < start + len;) {
+      const detail::PhasePieces::Phase ph = pieces.at(static_cast<double>(k));
+      double r = ph.frac - 0.5;
       r -= detail::fast_floor(r + 0.5);
       if (psr.half_support >= 0.5 || std::abs(r) <= psr.half_support) {
-        const double power = psr.peak_power * psr.profile.value(phase);
+        const double power = psr.peak_power * psr.profile.value(ph.frac);
         if (power > 0.0) {
           amplitude[static_cast<std::size_t>(k - from)] = static_cast<float>(std::sqrt(power));
           any = true;
         }
+        ++k;
+      } else {
+        // Off the pulse: jump to just before the next pulse (the phase advances by at most
+        // max_slope per sample), as the filterbank simulator does.
+        const double to_window = r > 0 ? 1.0 - psr.half_support - r : -psr.half_support - r;
+        const double jump = std::floor((to_window - 1e-9) / ph.piece->max_slope) - 1.0;
+        k += jump >= 1.0 ? static_cast<std::int64_t>(std::min(jump, 1e15)) : 1;
       }
     }
     if (!any) return;
@@ -338,20 +346,27 @@ void for_segments(std::int64_t s0, std::int64_t s1, const VoltageSimulator::Impl
   if (failure) std::rethrow_exception(failure);
 }
 
+// round(scale x) half away from zero, clipped to +-limit (integers), or scale x (float). The
+// rounding works on the bit patterns so that the loop vectorises (no libm call, no branch).
 template <typename T>
 void quantise_voltages(const std::complex<float>* in, std::size_t n, float scale, float limit, std::uint8_t* out) {
-  for (std::size_t i = 0; i < n; ++i) {
-    for (int part = 0; part < 2; ++part) {
-      const float x = scale * (part == 0 ? in[i].real() : in[i].imag());
-      T v;
-      if constexpr (std::is_floating_point_v<T>) {
-        v = x;
-      } else {
-        const float c = std::clamp(x, -limit, limit);
-        v = static_cast<T>(std::lround(c));
-      }
-      std::memcpy(out + (2 * i + static_cast<std::size_t>(part)) * sizeof(T), &v, sizeof(T));
+  const float* x = reinterpret_cast<const float*>(in);
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    T v;
+    if constexpr (std::is_floating_point_v<T>) {
+      v = scale * x[i];
+    } else {
+      const auto bits = std::bit_cast<std::uint32_t>(scale * x[i]);
+      const std::uint32_t negative = bits >> 31;
+      auto magnitude = static_cast<std::int32_t>(bits & 0x7FFFFFFFU);
+      magnitude = magnitude > std::bit_cast<std::int32_t>(limit) ? std::bit_cast<std::int32_t>(limit) : magnitude;
+      const float a = std::bit_cast<float>(magnitude);
+      auto r = static_cast<std::int32_t>(a);
+      r += std::bit_cast<std::int32_t>(a - static_cast<float>(r)) >= std::bit_cast<std::int32_t>(0.5F) ? 1 : 0;
+      const auto mask = -static_cast<std::int32_t>(negative);
+      v = static_cast<T>((r ^ mask) - mask);
     }
+    std::memcpy(out + i * sizeof(T), &v, sizeof(T));
   }
 }
 
