@@ -254,8 +254,10 @@ VoltageSimulator::VoltageSimulator(const VoltageConfig& config) : impl_(std::mak
   }
   if (max_sweep_s > 0.0) {
     m.sweep = static_cast<std::size_t>(std::ceil(max_sweep_s / c.tsamp_s())) + 2;
-    FASTPSR_EXPECTS(m.sweep < (std::size_t{1} << 26),
-                    "the dispersion sweep spans {} samples: too long for coherent dispersion in memory", m.sweep);
+    FASTPSR_EXPECTS(m.sweep < (std::size_t{1} << 24),
+                    "the dispersion sweep across the band spans {} samples (at most 2^24 are held in memory for "
+                    "coherent dispersion): lower the DM or the bandwidth",
+                    m.sweep);
     m.nfft = std::size_t{1} << 15;
     while (m.nfft < 4 * m.sweep) m.nfft *= 2;
     m.segment = m.nfft - m.sweep;
