@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-#include "fast_floor.hpp"
 #include "fastpsr/error.hpp"
 
 namespace fastpsr::sim::detail {
@@ -33,17 +32,6 @@ PhasePieces::PhasePieces(const PhaseModel& model, double tsamp_s, std::int64_t p
     p.max_slope = (std::abs(p.c1) + 2 * std::abs(p.c2) + 3 * std::abs(p.c3)) / s;
     pieces_[static_cast<std::size_t>(m - lo)] = p;
   }
-}
-
-PhasePieces::Phase PhasePieces::at(double x) const {
-  const auto s = static_cast<double>(samples_);
-  const auto m = static_cast<std::int64_t>(fast_floor(x / s));
-  const auto index = static_cast<std::size_t>(m - first_index_);
-  FASTPSR_ASSERT(m >= first_index_ && index < pieces_.size());
-  const Piece& p = pieces_[index];
-  // x - m S is exact for the integer and half-integer positions used, so u keeps its precision.
-  const double u = (x - static_cast<double>(m * samples_)) / s;
-  return {p.base, p.c0 + u * (p.c1 + u * (p.c2 + u * p.c3)), &p};
 }
 
 }  // namespace fastpsr::sim::detail

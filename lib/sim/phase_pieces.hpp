@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "fast_floor.hpp"
+#include "fastpsr/error.hpp"
 #include "fastpsr/sim/phase_model.hpp"
 
 namespace fastpsr::sim::detail {
@@ -29,7 +31,17 @@ class PhasePieces {
   PhasePieces(const PhaseModel& model, double tsamp_s, std::int64_t piece_samples, double first_position,
               double last_position);
   /// The phase at sample position x, which must lie within the range given to the constructor.
-  [[nodiscard]] Phase at(double x) const;
+  /// Inline: the simulators' inner loops call it per sample.
+  [[nodiscard]] Phase at(double x) const {
+    const auto s = static_cast<double>(samples_);
+    const auto m = static_cast<std::int64_t>(fast_floor(x / s));
+    const auto index = static_cast<std::size_t>(m - first_index_);
+    FASTPSR_ASSERT(m >= first_index_ && index < pieces_.size());
+    const Piece& p = pieces_[index];
+    // x - m S is exact for the integer and half-integer positions used, so u keeps its precision.
+    const double u = (x - static_cast<double>(m * samples_)) / s;
+    return {p.base, p.c0 + u * (p.c1 + u * (p.c2 + u * p.c3)), &p};
+  }
 
  private:
   std::int64_t samples_;
