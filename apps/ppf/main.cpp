@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// ppf: polyphase filterbank. Raw complex voltages (raw, PSRDADA, GUPPI RAW) in, a SIGPROC
+// filterbank of detected power (or channelised complex voltages) out, on the CPU or a GPU.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "common/progress.hpp"
+#include "common/tool_main.hpp"
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/cpu/ppf_cpu.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/filterbank.hpp"
+#include "fastpsr/log.hpp"
+#include "fastpsr/ppf.hpp"
+#include "fastpsr/ppf_backends.hpp"
+#include "fastpsr/ppf_input.hpp"
+#include "fastpsr/ppf_output.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  # 400 MHz of complex int8 voltages at 1400 MHz, 4096 channels x 16 taps, Stokes I summed
+  # over 64 spectra, float32 filterbank:
+  ppf --channels 4096 --taps 16 --input raw.dat --format ci8 --fcentre 1400 --bw 400 \
+      --tsamp 2.5e-9 --nint 64 -o obs.fil
+  # Two polarisations, full Stokes, 8-bit output:
+  ppf -C 1024 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --detect IQUV --nbits 8 raw.dat -o iquv.fil
+  # Channelised complex voltages (PSRDADA, readable by ppf again):
+  ppf -C 256 --complex obs.dada -o chans.dada
+  # GUPPI RAW: each coarse channel channelised further (like rawspec):
+  ppf -C 64 -T 4 --drop-partial guppi_0001.raw -o fine.fil
+  # In a pipeline, on the GPU:
+  fake-pulsar --voltages ... | ppf -C 1024 --nint 32 --device gpu | dedisp ...
+  # The filter's scalloping and leakage, without data:
+  ppf -C 1024 -T 16 --window kaiser:6 --show-filter
+)";
+
+struct Options {
+  CommonOptions common;
+  std::string input = "-";
+  std::string output = "-";
+  std::string format;
+  int npol = 1;
+  double fcentre = 0.0;
+  double bw = 0.0;
+  double tsamp = 0.0;
+  std::optional<double> tstart;
+  std::string source_name;
+  int channels = 0;
+  int taps = 8;
+  std::string window = "hann";
+  double fwidth = 1.0;
+  std::string coeffs;
+  bool show_filter = false;
+  bool complex_out = false;
+  std::string detect = "I";
+  int nint = 1;
+  int nbits = 32;
+  std::size_t scale_rows = 1024;
+  bool drop_partial = false;
+  std::string gpu_config;
+  std::size_t gulp = 0;
+  std::string fftw = "measure";
+  std::string wisdom;
+};
+
+std::string default_wisdom_path() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/fastpsr/fftwf-wisdom";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache/fastpsr/fftwf-wisdom";
+  }
+  return "none";
+}
+
+void print_filter(const ChanneliserPlan& plan, const Options& o) {
+  const auto s = summarise_ppf_response(plan.coeffs, plan.nchans());
+  std::printf("filter: %d channels x %d taps, %s\n", plan.nchans(), plan.ntaps(),
+              o.coeffs.empty() ? fmt::format("window {}, fwidth {}", o.window, o.fwidth).c_str()
+                               : ("coefficients from " + o.coeffs).c_str());
+  std::printf("scalloping (tone half-way between channels): %.2f dB\n", s.scalloping_db);
+  const int d[3] = {1, 5, 10};
+  for (int i = 0; i < 3; ++i) {
+    std::printf("leakage of that tone %2d channel%s further away: %.1f dB\n", d[i], d[i] == 1 ? " " : "s",
+                s.leakage_db[i]);
+  }
+}
+
+// Whole-file checks: enough spectra for one row, whole spectra, whole integrations.
+void check_sample_count(std::uint64_t n, const ChanneliserPlan& plan, bool drop_partial, const std::string& name) {
+  const auto c = static_cast<std::uint64_t>(plan.nchans());
+  const std::uint64_t spectra = n / c;
+  if (plan.rows_for_samples(n) == 0) {
+    throw Error(ErrorCode::format,
+                fmt::format("{} samples make {} spectra of {} channels: fewer than the {} that --taps {}{} need "
+                            "for one output row",
+                            n, spectra, c, plan.ntaps() - 1 + plan.spectra_per_row(), plan.ntaps(),
+                            plan.spectra_per_row() > 1 ? fmt::format(" and --nint {}", plan.spectra_per_row()) : ""),
+                name);
+  }
+  if (n % c != 0 && !drop_partial) {
+    throw Error(ErrorCode::format,
+                fmt::format("{} samples is not a multiple of --channels {}: the last {} do not fill a spectrum "
+                            "(--drop-partial drops them)",
+                            n, c, n % c),
+                name);
+  }
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  CLI::App app{
+      "ppf: polyphase filterbank channeliser. Raw complex voltages (raw ci8/ci16/cf32, PSRDADA or GUPPI "
+      "RAW; file or stdin) to a SIGPROC filterbank of detected power, or to channelised complex voltages.",
+      "ppf"};
+  app.footer(kExamples);
+  app.get_formatter()->column_width(34);
+  add_common_options(app, o.common, true);
+  app.add_option("input", o.input, "Input file, '-' for stdin (PSRDADA and GUPPI RAW are recognised)")
+      ->capture_default_str();
+  app.add_option("-i,--input", o.input, "Input file (same as the positional argument)");
+  app.add_option("-o,--output", o.output,
+                 "Output file, '-' for stdout; a .dada name gives complex output a PSRDADA header")
+      ->capture_default_str();
+  auto* g_in = app.add_option_group("Raw input (no header)");
+  g_in->add_option("--format", o.format, "Sample type: ci8, ci16 or cf32 (complex int8, int16, float32)");
+  g_in->add_option("--npol", o.npol, "Polarisations, interleaved per sample: 1 or 2")->capture_default_str();
+  g_in->add_option("--fcentre", o.fcentre, "Centre frequency of the band, MHz");
+  g_in->add_option("--bw", o.bw, "Bandwidth, MHz (complex sampling: 1/tsamp); negative: inverted band");
+  g_in->add_option("--tsamp", o.tsamp, "Sample interval, s");
+  g_in->add_option("--source-name", o.source_name, "Source name for the output header");
+  app.add_option("--tstart", o.tstart, "MJD of the first input sample (overrides the input's)");
+  auto* g_ppf = app.add_option_group("Filter");
+  g_ppf->add_option("-C,--channels", o.channels, "Channels per (coarse) channel: the FFT length")->required();
+  g_ppf->add_option("-T,--taps", o.taps, "FIR taps per channel")->capture_default_str();
+  g_ppf->add_option("--window", o.window, "Window of the sinc: hann, hamming, blackman, kaiser[:beta], rect")
+      ->capture_default_str();
+  g_ppf->add_option("--fwidth", o.fwidth, "Passband width in channels (1: -6 dB crossover; more: less scalloping)")
+      ->capture_default_str();
+  g_ppf->add_option("--coeffs", o.coeffs, "External coefficients: C*T float32 (raw LE, or text), coeff[t*C + c]");
+  g_ppf->add_flag("--show-filter", o.show_filter, "Print the filter's scalloping and leakage, then exit");
+  auto* g_out = app.add_option_group("Output");
+  g_out->add_flag("--complex", o.complex_out, "Write channelised complex float32 voltages instead of power");
+  g_out->add_option("--detect", o.detect, "Power products: I, AA, BB or IQUV (full Stokes)")->capture_default_str();
+  g_out->add_option("--nint", o.nint, "Spectra summed per output sample")->capture_default_str();
+  g_out->add_option("--nbits", o.nbits, "Filterbank bits: 32 (float) or 8 (scaled, see the man page)")
+      ->capture_default_str();
+  g_out->add_option("--scale-rows", o.scale_rows, "8-bit output: output samples that set the scaling")
+      ->capture_default_str();
+  g_out->add_flag("--drop-partial", o.drop_partial, "Drop trailing samples that do not fill a spectrum");
+  auto* g_run = app.add_option_group("Computing");
+  g_run->add_option("--gpu-config", o.gpu_config, "GPU kernel settings: fir=cache|shared,cb=N,sb=N,ry=N,chunk=N");
+  g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
+  g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
+  g_run->add_option("--wisdom", o.wisdom, "FFTW wisdom file ('none' to skip); default ~/.cache/fastpsr/fftwf-wisdom");
+  parse(app, argc, argv);
+  apply_common_options(o.common);
+
+  ChanneliserProblem p;
+  p.nchans = o.channels;
+  p.ntaps = o.taps;
+  p.window = parse_window(o.window);
+  p.fwidth = o.fwidth;
+  p.nint = o.complex_out ? 1 : o.nint;
+  p.output = o.complex_out ? PpfOutput::complex : PpfOutput::power;
+  p.detection = parse_detection(o.detect);
+  FASTPSR_EXPECTS(o.channels >= 1, "--channels must be >= 1, got {}", o.channels);
+  FASTPSR_EXPECTS(o.taps >= 1, "--taps must be >= 1, got {}", o.taps);
+  if (!o.coeffs.empty()) {
+    p.coeffs = read_ppf_coeffs(o.coeffs, static_cast<std::size_t>(o.channels) * static_cast<std::size_t>(o.taps));
+  }
+  if (o.show_filter) {
+    print_filter(make_channeliser_plan(p), o);
+    return kExitOk;
+  }
+  FASTPSR_EXPECTS(o.nbits == 8 || o.nbits == 32, "--nbits must be 8 or 32, got {}", o.nbits);
+  FASTPSR_EXPECTS(!(o.complex_out && o.nbits != 32), "--nbits applies to power output; --complex writes float32");
+  FASTPSR_EXPECTS(o.fftw == "estimate" || o.fftw == "measure" || o.fftw == "patient",
+                  "--fftw '{}' is not one of estimate, measure, patient", o.fftw);
+  if (o.output == "-" && ::isatty(STDOUT_FILENO) == 1) {
+    usage_error("refusing to write binary data to a terminal: give -o FILE or pipe the output");
+  }
+
+  std::optional<RawVoltageOptions> raw;
+  if (!o.format.empty()) {
+    raw = RawVoltageOptions{};
+    raw->type = parse_voltage_type(o.format);
+    raw->npol = o.npol;
+    raw->fcentre_mhz = o.fcentre;
+    raw->bw_mhz = o.bw;
+    raw->tsamp_s = o.tsamp;
+    raw->source_name = o.source_name;
+  }
+  auto reader = open_voltage_reader(open_source(o.input), raw);
+  VoltageInfo info = reader->info();
+  if (raw && info.format != "raw") {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("the input is {} (with its own header); --format is for raw input only", info.format),
+                reader->name());
+  }
+  if (!o.source_name.empty()) info.source_name = o.source_name;
+  if (o.tstart) {
+    info.tstart_mjd = *o.tstart;
+  } else if (!info.has_tstart) {
+    log_warning("{}: no start time in the input; tstart is MJD 0 (give --tstart)", reader->name());
+  }
+  p.ncoarse = info.ncoarse;
+  p.npol = info.npol;
+  p.input = info.type;
+  // Filterbanks run from high to low frequency (foff < 0); complex output keeps the input's sense.
+  p.descending = !o.complex_out && info.chan_bw_mhz > 0.0;
+  const ChanneliserPlan plan = make_channeliser_plan(p);
+  if (info.nsamples) check_sample_count(*info.nsamples, plan, o.drop_partial, reader->name());
+
+  const DeviceChoice device = choose_device(o.common);
+  ChanneliserOptions copt;
+  copt.gpu_config = parse_key_values(o.gpu_config);
+  copt.gulp_samples = o.gulp * static_cast<std::size_t>(o.channels);
+  copt.fftw_effort = o.fftw == "estimate"  ? ChanneliserOptions::FftwEffort::estimate
+                     : o.fftw == "patient" ? ChanneliserOptions::FftwEffort::patient
+                                           : ChanneliserOptions::FftwEffort::measure;
+  const std::string wisdom = o.wisdom.empty() ? default_wisdom_path() : o.wisdom;
+  const bool use_wisdom = device.backend == Backend::cpu && wisdom != "none" && o.fftw != "estimate";
+  if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
+  auto ch = make_channeliser(plan, copt, device);
+  log_verbose("input: {} {}, {} coarse channel{} x {} polarisation{}, tsamp {} s, channel bandwidth {} MHz",
+              info.format, to_string(info.type), info.ncoarse, info.ncoarse == 1 ? "" : "s", info.npol,
+              info.npol == 1 ? "" : "s", info.tsamp_s, info.chan_bw_mhz);
+  log_verbose("plan: {} channels x {} taps ({}), {} output channels, {}", plan.nchans(), plan.ntaps(),
+              o.coeffs.empty() ? fmt::format("{} window, fwidth {}", to_string(p.window), p.fwidth) : o.coeffs,
+              plan.out_channels(),
+              o.complex_out ? std::string("complex float32")
+                            : fmt::format("{} summed over {} spectra, {}-bit", o.detect, p.nint, o.nbits));
+  log_verbose("{}", ch->describe());
+  log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device", static_cast<double>(ch->host_bytes()) / 1048576.0,
+              static_cast<double>(ch->device_bytes()) / 1048576.0);
+
+  std::unique_ptr<ByteSink> sink;
+  std::unique_ptr<FilterbankWriter> fil;
+  std::optional<PowerQuantiser> quantiser;
+  if (o.complex_out) {
+    sink = open_sink(o.output);
+    if (std::filesystem::path(o.output).extension() == ".dada") {
+      const auto header = encode_dada_header(make_ppf_dada_header(info, plan));
+      sink->write(header.data(), header.size());
+    }
+  } else {
+    const SigprocHeader h = make_ppf_filterbank_header(
+        info, plan, o.nbits,
+        o.input == "-" ? std::string("stdin") : std::filesystem::path(o.input).filename().string());
+    fil = std::make_unique<FilterbankWriter>(open_sink(o.output), h);
+    if (o.nbits == 8) quantiser.emplace(plan.row_floats(), o.scale_rows);
+  }
+  std::vector<std::uint8_t> packed;
+  std::uint64_t rows_written = 0;
+  auto write_rows = [&](const ChanneliserBlock& b) {
+    if (b.empty()) return;
+    rows_written += b.nrows;
+    if (sink) {
+      sink->write(b.data, b.nrows * b.row_floats * sizeof(float));
+    } else if (quantiser) {
+      packed.clear();
+      quantiser->push(b.data, b.nrows, packed);
+      fil->write_packed(packed.data(), packed.size() / b.row_floats);
+    } else {
+      fil->write_float(b.data, b.nrows);
+    }
+  };
+
+  const std::size_t gulp = ch->gulp_samples();
+  std::vector<std::uint8_t> buf(gulp * info.time_sample_bytes());
+  Progress progress("ppf", reader->size_bytes().value_or(0));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t nsamples = 0;
+  for (;;) {
+    const std::size_t n = reader->read(buf.data(), gulp);
+    if (n == 0) break;
+    nsamples += n;
+    write_rows(ch->push(buf.data(), n, gulp));  // coarse channel f starts at f·gulp samples
+    progress.update(reader->position_bytes());
+  }
+  for (auto b = ch->flush(); !b.empty(); b = ch->flush()) write_rows(b);
+  check_sample_count(nsamples, plan, o.drop_partial, reader->name());
+  const std::uint64_t spectra = nsamples / static_cast<std::uint64_t>(plan.nchans());
+  const std::uint64_t unused = spectra - static_cast<std::uint64_t>(plan.ntaps() - 1) -
+                               plan.rows_for_samples(nsamples) * static_cast<std::uint64_t>(plan.spectra_per_row());
+  if (unused > 0) log_warning("the last {} spectra do not fill an integration of --nint {}: dropped", unused, p.nint);
+  if (nsamples % static_cast<std::uint64_t>(plan.nchans()) != 0) {
+    log_warning("the last {} samples do not fill a spectrum: dropped",
+                nsamples % static_cast<std::uint64_t>(plan.nchans()));
+  }
+  if (quantiser) {
+    packed.clear();
+    quantiser->finish(packed);
+    fil->write_packed(packed.data(), packed.size() / plan.row_floats());
+  }
+  if (sink) {
+    sink->commit();
+  } else {
+    fil->commit();
+  }
+  progress.finish();
+  if (use_wisdom) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
+    try {
+      cpu::export_fftw_wisdom(wisdom);
+    } catch (const Error& e) {
+      log_verbose("FFTW wisdom not saved: {}: {}", e.path(), e.what());
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  log_verbose(
+      "{} samples per channel in, {} output samples out, {:.2f} s: {:.3g} complex samples/s ({:.2f}x real time)",
+      nsamples, rows_written, secs, static_cast<double>(nsamples) * info.ncoarse * info.npol / std::max(secs, 1e-9),
+      static_cast<double>(nsamples) * info.tsamp_s / std::max(secs, 1e-9));
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace fastpsr::app
+
+int main(int argc, char** argv) { return fastpsr::app::run_tool("ppf", argc, argv, fastpsr::app::run); }

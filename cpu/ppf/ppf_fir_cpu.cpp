@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include "ppf_fir_cpu.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "fastpsr/cpu/cpu_features.hpp"
+
+namespace fastpsr::cpu {
+namespace {
+
+// acc[e] += w[e] · x[e] over a row of n floats. The FMA variant rounds once per tap (fused),
+// the baseline one twice; each variant is used for a whole run, so output stays bit-identical
+// however the input is split into pushes.
+template <bool UseFma, typename In>
+[[gnu::always_inline]] inline void accumulate_row(float* __restrict acc, const float* __restrict w,
+                                                  const In* __restrict x, std::size_t n) {
+  if constexpr (UseFma) {
+    for (std::size_t e = 0; e < n; ++e) acc[e] = std::fma(w[e], static_cast<float>(x[e]), acc[e]);
+  } else {
+    for (std::size_t e = 0; e < n; ++e) acc[e] += w[e] * static_cast<float>(x[e]);
+  }
+}
+
+// AVX2 register tiles: kRows spectra × kLanes floats of accumulators stay in registers over all
+// taps, so each tap costs one coefficient load per kRows FMAs instead of a load and a store of
+// the accumulator per FMA. One rounding per tap (FMA), as accumulate_row<true>.
+constexpr int kRows = 4;
+constexpr std::size_t kLanes = 16;
+
+template <typename In>
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 load8(const In* x) {
+  if constexpr (std::is_same_v<In, std::int8_t>) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x))));
+  } else if constexpr (std::is_same_v<In, std::int16_t>) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x))));
+  } else {
+    return _mm256_loadu_ps(x);
+  }
+}
+
+template <typename In>
+__attribute__((target("avx2,fma"))) void fir_tile_avx2(float* out, std::size_t row, const float* w0, const In* x0,
+                                                       int ntaps) {
+  __m256 acc[kRows][2];
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int t = 0; t < ntaps; ++t) {
+    const float* w = w0 + static_cast<std::size_t>(t) * row;
+    const __m256 wa = _mm256_loadu_ps(w);
+    const __m256 wb = _mm256_loadu_ps(w + 8);
+    for (int r = 0; r < kRows; ++r) {
+      const In* x = x0 + static_cast<std::size_t>(r + t) * row;
+      acc[r][0] = _mm256_fmadd_ps(wa, load8(x), acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(wb, load8(x + 8), acc[r][1]);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    _mm256_storeu_ps(out + static_cast<std::size_t>(r) * row, acc[r][0]);
+    _mm256_storeu_ps(out + static_cast<std::size_t>(r) * row + 8, acc[r][1]);
+  }
+}
+
+// Spectra [s0, s1) × floats [e0, e0 + len) row by row (the edges the tiles leave): taps
+// outer, spectra inner. The same operations in the same order as a tile, so an element gets
+// the same bits whichever path computes it.
+template <bool UseFma, typename In>
+[[gnu::always_inline]] inline void fir_rows(const FirBlock& b, std::size_t row, std::size_t e0, std::size_t len, int s0,
+                                            int s1) {
+  const auto* in = static_cast<const In*>(b.in);
+  for (int s = s0; s < s1; ++s) std::memset(b.out + static_cast<std::size_t>(s) * row + e0, 0, len * sizeof(float));
+  for (int t = 0; t < b.ntaps; ++t) {
+    const float* w = b.coeffx + static_cast<std::size_t>(t) * row + e0;
+    for (int s = s0; s < s1; ++s) {
+      accumulate_row<UseFma>(b.out + static_cast<std::size_t>(s) * row + e0, w,
+                             in + static_cast<std::size_t>(s + t) * row + e0, len);
+    }
+  }
+}
+
+// Always inlined, so that the AVX2 variant's copy is compiled for AVX2.
+template <bool UseFma, typename In>
+[[gnu::always_inline]] inline void fir_block_impl(const FirBlock& b) {
+  const auto* in = static_cast<const In*>(b.in);
+  const std::size_t row = static_cast<std::size_t>(b.nchans) * static_cast<std::size_t>(b.npol) * 2;  // floats
+  const std::size_t per_chan = static_cast<std::size_t>(b.npol) * 2;
+  const int s_tiles = b.nspectra - b.nspectra % kRows;
+  for (int c0 = 0; c0 < b.nchans; c0 += b.block_channels) {
+    const int c1 = std::min(b.nchans, c0 + b.block_channels);
+    const std::size_t e0 = static_cast<std::size_t>(c0) * per_chan;
+    const std::size_t len = static_cast<std::size_t>(c1 - c0) * per_chan;
+    // Register tiles where the variant has them (AVX2), row by row for the rest.
+    const std::size_t len_tiles = UseFma ? len - len % kLanes : 0;
+    if constexpr (UseFma) {
+      for (std::size_t e = e0; e < e0 + len_tiles; e += kLanes) {
+        for (int s = 0; s < s_tiles; s += kRows) {
+          fir_tile_avx2(b.out + static_cast<std::size_t>(s) * row + e, row, b.coeffx + e,
+                        in + static_cast<std::size_t>(s) * row + e, b.ntaps);
+        }
+      }
+      if (s_tiles < b.nspectra) fir_rows<UseFma, In>(b, row, e0, len_tiles, s_tiles, b.nspectra);
+    }
+    if (len_tiles < len) fir_rows<UseFma, In>(b, row, e0 + len_tiles, len - len_tiles, 0, b.nspectra);
+    for (int s = 0; s < b.nspectra; ++s) {
+      float* o = b.out + static_cast<std::size_t>(s) * row + e0;
+      for (int c = c0; c < c1; ++c) {
+        const float pr = b.phase[2 * c];
+        const float pi = b.phase[2 * c + 1];
+        for (int p = 0; p < b.npol; ++p, o += 2) {
+          const float re = o[0];
+          const float im = o[1];
+          o[0] = re * pr - im * pi;
+          o[1] = re * pi + im * pr;
+        }
+      }
+    }
+  }
+}
+
+template <typename In>
+__attribute__((target("avx2,fma"))) void fir_block_avx2(const FirBlock& b) {
+  fir_block_impl<true, In>(b);
+}
+
+template <typename In>
+void fir_block_baseline(const FirBlock& b) {
+  fir_block_impl<false, In>(b);
+}
+
+bool use_avx2() {
+  static const bool yes = cpu_features().avx2 && cpu_features().fma;
+  return yes;
+}
+
+template <typename In>
+void dispatch(const FirBlock& b) {
+  if (use_avx2()) {
+    fir_block_avx2<In>(b);
+  } else {
+    fir_block_baseline<In>(b);
+  }
+}
+
+}  // namespace
+
+void fir_block(VoltageType type, const FirBlock& b) {
+  switch (type) {
+    case VoltageType::ci8:
+      dispatch<std::int8_t>(b);
+      return;
+    case VoltageType::ci16:
+      dispatch<std::int16_t>(b);
+      return;
+    case VoltageType::cf32:
+      dispatch<float>(b);
+      return;
+  }
+}
+
+const char* fir_variant_name() { return use_avx2() ? "avx2+fma" : "sse2"; }
+
+}  // namespace fastpsr::cpu

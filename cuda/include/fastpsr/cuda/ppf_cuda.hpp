@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The CUDA channeliser. Per gulp: the input goes up once (pinned staging), the FIR kernel (the
+/// paper's cache or shared-memory kernel or the register kernel, int8/int16/float32 unpacked in
+/// the kernel) writes filtered spectra of an L2-sized chunk, and while the chunk is still in L2
+/// (so the FIR → FFT hand-over does not reach device memory) either cuFFT writes the complex rows
+/// straight into the output (its strides put every spectrum in its row) or, for power output,
+/// the fused kernel transforms the spectra in shared memory and integrates the detected products
+/// in registers (or cuFFT in place and a detection kernel); only the output comes down.
+///
+/// --gpu-config keys (run-time, for the tuner):
+///   fir=register|cache|shared  FIR kernel: register (the cache kernel with the taps compiled
+///                      in: T = 4, 8, 16, 32, 64; the default there), cache (the paper's
+///                      Algorithm 2), shared (Algorithm 3; the default for other T when its
+///                      tile fits in shared memory, else cache)
+///   cb=N               channels per FIR block (register/cache: threads, default 128; shared:
+///                      blockDim.x, a multiple of 32, default 32)
+///   sb=N               spectra per FIR block (register: per thread, 4 8 16, default 8; cache:
+///                      per thread, 1 2 4 8 16 32, default 8; shared: per block, default 32)
+///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
+///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: a third
+///                      of the L2 cache; whole rows with fft=fused)
+///   fft=fused|cufft    power output: FFT and detection in one shared-memory kernel (the default
+///                      for C a power of two from 256 to 4096), or cuFFT in place then a
+///                      detection kernel
+///   seg=N              fft=fused: spectra per block (default: enough blocks for 4 per SM, at
+///                      most 8); a row's segments are summed in order by a second kernel
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "fastpsr/ppf.hpp"
+
+namespace fastpsr::cuda {
+
+/// The channeliser on GPU `device`. Throws Error(invalid_argument) for a bad --gpu-config,
+/// Error(resource) when the GPU lacks memory, Error(device) for a CUDA or cuFFT failure.
+std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options,
+                                              int device);
+
+/// Benchmark support (bench/ppf): the device-resident PPF without the host link.
+struct PpfDeviceTiming {
+  double total_ms = 0.0;   ///< median of the repeats: the whole PPF (FIR, FFT, detection)
+  double fir_ms = 0.0;     ///< FIR kernel launches alone (same chunks)
+  double fft_ms = 0.0;     ///< cuFFT calls alone
+  double detect_ms = 0.0;  ///< detection kernels alone (power output)
+  std::size_t rows = 0;    ///< output rows per run
+  std::string config;      ///< the kernel configuration used
+};
+/// Runs the PPF of `plan` over `nspectra` filtered spectra per coarse channel of pseudo-random
+/// input made on the device, `repeats` times after a warm-up, timed with CUDA events; with
+/// `split_stages` the FIR, FFT and detection stages are also timed alone.
+PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const ChanneliserOptions& options, int device,
+                                     std::size_t nspectra, int repeats, bool split_stages);
+/// Device-to-device copy bandwidth, bytes read plus written per second (median of `repeats`
+/// copies of `bytes`).
+double measure_copy_bandwidth(int device, std::size_t bytes, int repeats);
+
+}  // namespace fastpsr::cuda

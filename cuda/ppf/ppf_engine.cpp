@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+#include "ppf_engine.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cuda::ppf {
+namespace {
+
+int config_int(const std::map<std::string, std::string>& kv, const std::string& key, int fallback) {
+  const auto it = kv.find(key);
+  if (it == kv.end()) return fallback;
+  int v = 0;
+  const auto& s = it->second;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("--gpu-config {}={}: not an integer", key, s));
+  }
+  return v;
+}
+
+bool is_one_of(int v, std::initializer_list<int> allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+int log2_of(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
+InType in_type(VoltageType t) {
+  switch (t) {
+    case VoltageType::ci8:
+      return InType::ci8;
+    case VoltageType::ci16:
+      return InType::ci16;
+    case VoltageType::cf32:
+      return InType::cf32;
+  }
+  return InType::ci8;
+}
+
+}  // namespace
+
+std::string GpuConfig::describe() const {
+  const std::string fft = fused_fft ? fmt::format(", FFT + detection fused ({} spectra per block)", segment_spectra)
+                                    : std::string(", cuFFT");
+  return describe_fir() + fft;
+}
+
+std::string GpuConfig::describe_fir() const {
+  if (fir == Fir::reg) {
+    return fmt::format("FIR register kernel ({} channels x {} spectra per thread, taps in registers), chunk {} spectra",
+                       cache.block_channels, cache.spectra_per_thread, chunk_spectra);
+  }
+  if (fir == Fir::cache) {
+    return fmt::format("FIR cache kernel ({} channels x {} spectra per thread), chunk {} spectra", cache.block_channels,
+                       cache.spectra_per_thread, chunk_spectra);
+  }
+  return fmt::format("FIR shared-memory kernel ({} channels x {} spectra, {} per thread), chunk {} spectra",
+                     shared.block_channels, shared.block_rows * shared.spectra_per_thread, shared.spectra_per_thread,
+                     chunk_spectra);
+}
+
+GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
+                           const DeviceProperties& props) {
+  for (const auto& [k, v] : kv) {
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg") {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg)", k));
+    }
+  }
+  GpuConfig cfg;
+  const int ntaps = plan.ntaps();
+  const int npol = plan.npol();
+  const auto fir = kv.find("fir");
+  const bool fir_given = fir != kv.end();
+  if (fir_given) {
+    if (fir->second == "register") {
+      cfg.fir = GpuConfig::Fir::reg;
+    } else if (fir->second == "cache") {
+      cfg.fir = GpuConfig::Fir::cache;
+    } else if (fir->second == "shared") {
+      cfg.fir = GpuConfig::Fir::shared;
+    } else {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--gpu-config fir={}: not register, cache or shared", fir->second));
+    }
+  } else {
+    // Default: the register kernel where its taps are compiled in, else the shared-memory
+    // kernel where its tile fits, else the cache kernel.
+    const int sb = config_int(kv, "sb", 8);
+    if (fir_register_supports(ntaps, sb)) {
+      cfg.fir = GpuConfig::Fir::reg;
+    } else {
+      FirSharedConfig s;
+      s.block_rows = std::max(1, config_int(kv, "sb", 32) / std::max(1, config_int(kv, "ry", 4)));
+      s.block_channels = config_int(kv, "cb", 32);
+      s.spectra_per_thread = config_int(kv, "ry", 4);
+      cfg.fir = fir_shared_bytes(s, ntaps, npol) <= props.shared_per_block_optin ? GpuConfig::Fir::shared
+                                                                                 : GpuConfig::Fir::cache;
+    }
+  }
+  if (cfg.fir == GpuConfig::Fir::shared) {
+    FirSharedConfig& s = cfg.shared;
+    s.block_channels = config_int(kv, "cb", 32);
+    const int sb = config_int(kv, "sb", 32);
+    s.spectra_per_thread = config_int(kv, "ry", 4);
+    FASTPSR_EXPECTS(s.block_channels >= 32 && s.block_channels % 32 == 0 && s.block_channels <= 1024,
+                    "--gpu-config cb={}: the shared kernel needs a multiple of 32 up to 1024", s.block_channels);
+    FASTPSR_EXPECTS(is_one_of(s.spectra_per_thread, {1, 2, 4, 8}), "--gpu-config ry={}: not 1, 2, 4 or 8",
+                    s.spectra_per_thread);
+    FASTPSR_EXPECTS(sb >= s.spectra_per_thread && sb % s.spectra_per_thread == 0,
+                    "--gpu-config sb={}: not a multiple of ry={}", sb, s.spectra_per_thread);
+    s.block_rows = sb / s.spectra_per_thread;
+    FASTPSR_EXPECTS(s.block_channels * s.block_rows <= props.max_threads_per_block,
+                    "--gpu-config cb={} sb={} ry={}: {} threads per block, more than the GPU's {}", s.block_channels,
+                    sb, s.spectra_per_thread, s.block_channels * s.block_rows, props.max_threads_per_block);
+    const std::size_t bytes = fir_shared_bytes(s, ntaps, npol);
+    FASTPSR_EXPECTS(bytes <= props.shared_per_block_optin,
+                    "--gpu-config fir=shared: the tile needs {} bytes of shared memory, the GPU has {}", bytes,
+                    props.shared_per_block_optin);
+  } else {
+    FirCacheConfig& c = cfg.cache;
+    c.block_channels = config_int(kv, "cb", 128);
+    c.spectra_per_thread = config_int(kv, "sb", 8);
+    FASTPSR_EXPECTS(c.block_channels >= 1 && c.block_channels <= props.max_threads_per_block,
+                    "--gpu-config cb={}: not in 1 ... {}", c.block_channels, props.max_threads_per_block);
+    if (cfg.fir == GpuConfig::Fir::reg) {
+      FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {4, 8, 16}),
+                      "--gpu-config sb={}: the register kernel takes 4, 8 or 16", c.spectra_per_thread);
+      FASTPSR_EXPECTS(fir_register_supports(ntaps, c.spectra_per_thread),
+                      "--gpu-config fir=register: its taps are compiled for T = 4, 8, 16, 32 or 64, not {}", ntaps);
+    } else {
+      FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {1, 2, 4, 8, 16, 32}),
+                      "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
+    }
+  }
+  const std::size_t spectrum_bytes = plan.out_channels() * static_cast<std::size_t>(npol) * sizeof(float2);
+  const auto l2_default = static_cast<int>(std::clamp<std::size_t>(
+      std::max<std::size_t>(props.l2_bytes, std::size_t{4} << 20) / 3 / spectrum_bytes, 1, 65535));
+  cfg.chunk_spectra = config_int(kv, "chunk", l2_default);
+  FASTPSR_EXPECTS(cfg.chunk_spectra >= 1 && cfg.chunk_spectra <= 65535, "--gpu-config chunk={}: not in 1 ... 65535",
+                  cfg.chunk_spectra);
+
+  // Power output: the fused FFT + detection kernel where C is a power of two in 256 ... 4096
+  // and a chunk can hold whole rows.
+  const int c = plan.nchans();
+  const bool pow2 = (c & (c - 1)) == 0;
+  int log2n = 0;
+  while ((1 << log2n) < c) ++log2n;
+  const int spr = plan.spectra_per_row();
+  const std::size_t fused_smem = static_cast<std::size_t>(npol) * static_cast<std::size_t>(c) * sizeof(float2);
+  const bool fused_possible = !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 &&
+                              spr <= 65535 && fused_smem <= props.shared_per_block_optin;
+  const auto fft = kv.find("fft");
+  if (fft != kv.end()) {
+    FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft", "--gpu-config fft={}: not fused or cufft",
+                    fft->second);
+    cfg.fused_fft = fft->second == "fused";
+    FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
+                    "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}) and "
+                    "--nint <= 65535",
+                    c);
+  } else {
+    cfg.fused_fft = fused_possible;
+  }
+  if (cfg.fused_fft) {
+    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);  // whole rows
+    // Default: blocks enough for four per SM in a chunk, up to 8 spectra per block (fewer partial
+    // sums). It depends on the GPU's SM count, so sums may round differently on another model.
+    const int blocks_wanted = 4 * std::max(1, props.multiprocessors);
+    const int seg_default = std::clamp(cfg.chunk_spectra * plan.ncoarse() / blocks_wanted, 1, 8);
+    cfg.segment_spectra = config_int(kv, "seg", seg_default);
+    FASTPSR_EXPECTS(cfg.segment_spectra >= 1, "--gpu-config seg={}: not >= 1", cfg.segment_spectra);
+    cfg.segment_spectra = std::min(cfg.segment_spectra, spr);  // a segment is at most a row
+  }
+  return cfg;
+}
+
+PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStream_t stream)
+    : plan_(plan), cfg_(cfg), stream_(stream) {
+  const std::size_t c = static_cast<std::size_t>(plan_.nchans());
+  const std::size_t pol = static_cast<std::size_t>(plan_.npol());
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t f = static_cast<std::size_t>(plan_.ncoarse());
+  coeff_ = DeviceBuffer(plan_.coeffs.size() * sizeof(float));
+  FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
+  phase_ = DeviceBuffer(plan_.phase.size() * sizeof(float));
+  FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
+  filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
+  // A partial chunk transforms stale spectra too; they must be finite from the start.
+  FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
+  if (cfg_.fused_fft) {
+    const int log2n = log2_of(plan_.nchans());
+    std::vector<float> tw(2 * c);
+    for (std::size_t t = 0; t < c; ++t) {
+      const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
+      tw[2 * t] = static_cast<float>(std::cos(angle));
+      tw[2 * t + 1] = static_cast<float>(std::sin(angle));
+    }
+    twiddle_ = DeviceBuffer(tw.size() * sizeof(float));
+    FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
+    const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
+    const std::size_t segs = segments_per_row();
+    if (segs > 1) partial_ = DeviceBuffer(rows * segs * plan_.row_floats() * sizeof(float));
+    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, plan_.npol(), plan_.nifs() == 4));
+  } else if (c > 1) {
+    const int n = plan_.nchans();
+    const int p = plan_.npol();
+    if (plan_.complex_output()) {  // unit-stride input plane into the interleaved rows
+      fft_.make(n, 1, n, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, stream_);
+    } else {
+      fft_.make(n, 1, n, 1, n, static_cast<int>(f) * cfg_.chunk_spectra, stream_);
+    }
+  }
+  if (cfg_.fir == GpuConfig::Fir::shared) {
+    FASTPSR_CUDA_TRY(fir_shared_prepare(in_type(plan_.problem.input), plan_.npol(), cfg_.shared.spectra_per_thread,
+                                        fir_shared_bytes(cfg_.shared, plan_.ntaps(), plan_.npol())));
+  }
+}
+
+std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
+  if (!plan_.complex_output()) return rows;
+  const auto chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  return (rows + chunk - 1) / chunk * chunk;
+}
+
+std::size_t PpfEngine::device_bytes() const noexcept {
+  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + twiddle_.bytes() + partial_.bytes() + fft_.work_bytes();
+}
+
+std::size_t PpfEngine::segments_per_row() const noexcept {
+  const auto spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  const auto seg = static_cast<std::size_t>(cfg_.segment_spectra);
+  return (spr + seg - 1) / seg;
+}
+
+void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned stages) const {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  FftDetectArgs a;
+  a.spec = filt_.get<float2>();
+  a.spec_coarse_stride = chunk * c;
+  a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+  a.twiddle = twiddle_.get<float2>();
+  a.log2n = log2_of(p.nchans);
+  a.ncoarse = p.ncoarse;
+  a.descending = p.descending;
+  a.inverse = plan_.inverse_fft;
+  a.spectra_per_row = plan_.spectra_per_row();
+  a.segment_spectra = cfg_.segment_spectra;
+  a.segments_per_row = static_cast<int>(segments_per_row());
+  a.detection = static_cast<int>(p.detection);
+  a.out = out + (s0 / spr) * plan_.row_floats();
+  a.partial = partial_.get<float>();
+  a.row_floats = plan_.row_floats();
+  a.if_stride = plan_.out_channels();
+  const int rows = static_cast<int>(n / spr);
+  if ((stages & kStageFft) != 0) FASTPSR_CUDA_TRY(launch_fft_detect(a, p.npol, rows, stream_));
+  if ((stages & kStageDetect) != 0) FASTPSR_CUDA_TRY(launch_sum_segments(a, plan_.nifs(), rows, stream_));
+}
+
+void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t pol = static_cast<std::size_t>(p.npol);
+  const std::size_t f_count = static_cast<std::size_t>(p.ncoarse);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  auto* filt = filt_.get<cufftComplex>();
+  const std::size_t pol_stride = f_count * chunk * c;
+  const int dir = plan_.inverse_fft ? CUFFT_INVERSE : CUFFT_FORWARD;
+  if (!plan_.complex_output()) {
+    if (c == 1) return;  // a 1-point DFT is the identity
+    for (std::size_t q = 0; q < pol; ++q) {
+      cufftComplex* plane = filt + q * pol_stride;
+      FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), plane, plane, dir));
+    }
+    return;
+  }
+  for (std::size_t f = 0; f < f_count; ++f) {
+    const std::size_t f_out = p.descending ? f_count - 1 - f : f;
+    auto* dst = reinterpret_cast<cufftComplex*>(out) + s0 * f_count * c * pol + f_out * c * pol;
+    for (std::size_t q = 0; q < pol; ++q) {
+      cufftComplex* src = filt + q * pol_stride + f * chunk * c;
+      if (c == 1) {  // a 1-point DFT is the identity: place the values
+        FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(dst + q, f_count * pol * sizeof(cufftComplex), src, sizeof(cufftComplex),
+                                           sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, stream_));
+      } else {
+        FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), src, dst + q, dir));
+      }
+    }
+  }
+}
+
+void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
+  const std::size_t total = rows * spr;
+  const bool detect = !plan_.complex_output() && !cfg_.fused_fft && (stages & kStageDetect) != 0;
+  if (detect) FASTPSR_CUDA_TRY(cudaMemsetAsync(out, 0, rows * plan_.row_floats() * sizeof(float), stream_));
+  for (std::size_t s0 = 0; s0 < total; s0 += chunk) {
+    const std::size_t n = std::min(chunk, total - s0);
+    if ((stages & kStageFir) != 0) {
+      FirArgs a;
+      a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
+      a.in_coarse_stride = in_coarse_stride;
+      a.coeff = coeff_.get<float>();
+      a.phase = phase_.get<float2>();
+      a.out = filt_.get<float2>();
+      a.out_coarse_stride = chunk * c;
+      a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+      a.nchans = p.nchans;
+      a.ntaps = p.ntaps;
+      a.nspectra = static_cast<int>(n);
+      a.ncoarse = p.ncoarse;
+      a.npol = p.npol;
+      a.type = in_type(p.input);
+      if (cfg_.fir == GpuConfig::Fir::reg) {
+        FASTPSR_CUDA_TRY(launch_fir_register(a, cfg_.cache, stream_));
+      } else if (cfg_.fir == GpuConfig::Fir::cache) {
+        FASTPSR_CUDA_TRY(launch_fir_cache(a, cfg_.cache, stream_));
+      } else {
+        FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
+      }
+    }
+    if (cfg_.fused_fft) {
+      fused_chunk(s0, n, static_cast<float*>(out), stages);
+    } else if ((stages & kStageFft) != 0) {
+      fft_chunk(s0, static_cast<float2*>(out));
+    }
+    if (detect) {
+      DetectArgs d;
+      d.spec = filt_.get<float2>();
+      d.spec_coarse_stride = chunk * c;
+      d.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+      d.nchans = p.nchans;
+      d.npol = p.npol;
+      d.ncoarse = p.ncoarse;
+      d.descending = p.descending;
+      d.g0 = static_cast<long long>(s0);
+      d.n = static_cast<int>(n);
+      d.spectra_per_row = plan_.spectra_per_row();
+      d.detection = static_cast<int>(p.detection);
+      d.out = static_cast<float*>(out);
+      d.row_floats = plan_.row_floats();
+      d.if_stride = plan_.out_channels();
+      FASTPSR_CUDA_TRY(launch_detect(d, stream_));
+    }
+  }
+}
+
+}  // namespace fastpsr::cuda::ppf

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Launchers of the PPF kernels (ppf_fir_kernels.cu, ppf_detect_kernel.cu), called by the host
+/// orchestration in ppf_cuda.cpp. Internal to the CUDA backend.
+///
+/// Data layouts (device memory):
+///  - raw input of one coarse channel: samples [n][P][re, im] of int8, int16 or float32;
+///    coarse channel f starts `in_coarse_stride` samples after coarse channel f − 1;
+///  - filtered spectra: float2 [P][F][s][C] (complex float32): a plane per polarisation, so
+///    that cuFFT reads unit-stride transforms;
+///  - power rows: float [r][nifs][F·C], IF i of row r at r·row_floats + i·if_stride.
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+#include <cstddef>
+
+namespace fastpsr::cuda::ppf {
+
+enum class InType { ci8 = 0, ci16 = 1, cf32 = 2 };
+
+/// One FIR launch: filtered spectra s < nspectra of every coarse channel f,
+///   out[p][f][s][c] = phase[c] · Σ_{t<T} coeff[t·C + c] · in_f[(s + t)·C + c][p].
+struct FirArgs {
+  const void* in = nullptr;
+  std::size_t in_coarse_stride = 0;  ///< samples
+  const float* coeff = nullptr;      ///< [T][C]
+  const float2* phase = nullptr;     ///< [C]
+  float2* out = nullptr;
+  std::size_t out_coarse_stride = 0;  ///< complex values between coarse channels
+  std::size_t out_pol_stride = 0;     ///< complex values between polarisation planes
+  int nchans = 0;
+  int ntaps = 0;
+  int nspectra = 0;
+  int ncoarse = 1;
+  int npol = 1;
+  InType type = InType::ci8;
+};
+
+/// The paper's cache kernel (Algorithm 2): a thread per channel keeps `spectra_per_thread`
+/// accumulators and reads taps through the L1/texture path.
+struct FirCacheConfig {
+  int block_channels = 128;    ///< threads per block, over channels
+  int spectra_per_thread = 8;  ///< 1, 2, 4, 8, 16 or 32
+};
+/// The paper's shared-memory kernel (Algorithm 3): a block stages (sb + T − 1) raw spectra ×
+/// block_channels of input (converted to float once) and T × block_channels coefficients in
+/// shared memory; thread (x, y) computes spectra y·R ... y·R + R − 1 of channel x.
+struct FirSharedConfig {
+  int block_channels = 32;     ///< blockDim.x
+  int block_rows = 8;          ///< blockDim.y
+  int spectra_per_thread = 4;  ///< R: 1, 2, 4 or 8; spectra per block = block_rows · R
+};
+
+/// Dynamic shared memory of a shared-kernel block, bytes.
+std::size_t fir_shared_bytes(const FirSharedConfig& cfg, int ntaps, int npol);
+/// Raises the kernels' dynamic shared-memory limit to `bytes` (needed above 48 KiB).
+cudaError_t fir_shared_prepare(InType type, int npol, int spectra_per_thread, std::size_t bytes);
+
+cudaError_t launch_fir_cache(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream);
+
+/// The register kernel: the cache kernel with T a compile-time constant (4, 8, 16, 32 or 64)
+/// and spectra_per_thread 4, 8 or 16: coefficients in registers, each input sample loaded and
+/// converted once per thread. Uses FirCacheConfig.
+bool fir_register_supports(int ntaps, int spectra_per_thread);
+cudaError_t launch_fir_register(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream);
+cudaError_t launch_fir_shared(const FirArgs& a, const FirSharedConfig& cfg, cudaStream_t stream);
+
+/// Detection + integration of one chunk: spectra g0 ... g0 + n − 1 of the push (spectrum g
+/// belongs to row g / spectra_per_row) of every coarse channel are detected and added to their
+/// rows (which the caller zeroes first).
+struct DetectArgs {
+  const float2* spec = nullptr;        ///< [P][F][n][C], spectrum g0 first
+  std::size_t spec_coarse_stride = 0;  ///< complex values between coarse channels
+  std::size_t spec_pol_stride = 0;     ///< complex values between polarisation planes
+  int nchans = 0;
+  int npol = 1;
+  int ncoarse = 1;
+  bool descending = false;  ///< coarse channel f goes to output block F − 1 − f
+  long long g0 = 0;
+  int n = 0;
+  int spectra_per_row = 1;
+  int detection = 0;     ///< 0 I, 1 AA, 2 BB, 3 IQUV
+  float* out = nullptr;  ///< row 0 of the push
+  std::size_t row_floats = 0;
+  std::size_t if_stride = 0;  ///< floats between IFs (F·C)
+};
+cudaError_t launch_detect(const DetectArgs& a, cudaStream_t stream);
+
+/// The FFT and detection of power output in one kernel (ppf_fft_detect_kernel.cu), for
+/// C = 2^log2n, 256 <= C <= 4096, chunks of whole rows: segment j of row r (spectra
+/// r·spr + j·segment_spectra ...) is transformed in shared memory and its detected products are
+/// summed in registers; with one segment per row the sums are the row, else they go to `partial`
+/// and launch_sum_segments adds them in order (so the result does not depend on the gulp).
+struct FftDetectArgs {
+  const float2* spec = nullptr;  ///< filtered spectra [P][F][chunk][C], spectrum 0 = the chunk's first
+  std::size_t spec_coarse_stride = 0;
+  std::size_t spec_pol_stride = 0;
+  const float2* twiddle = nullptr;  ///< exp(−2πi·t/C), t < C
+  int log2n = 0;
+  int ncoarse = 1;
+  bool descending = false;
+  bool inverse = false;
+  int spectra_per_row = 1;
+  int segment_spectra = 1;
+  int segments_per_row = 1;
+  int detection = 0;
+  float* out = nullptr;      ///< the chunk's first row
+  float* partial = nullptr;  ///< [rows][segments][nifs][F·C]
+  std::size_t row_floats = 0;
+  std::size_t if_stride = 0;  ///< F·C
+};
+/// Channels per thread of the fused kernel for C = 2^log2n (threads = C / that), 0 when C is
+/// not supported.
+int fft_detect_channels_per_thread(int log2n);
+/// Raises the fused kernel's shared-memory limit (P·C·8 bytes; 64 KiB at C = 4096, P = 2).
+cudaError_t fft_detect_prepare(int log2n, int npol, bool iquv);
+cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream);
+cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
+
+/// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in
+/// [−1, 1) when as_float (benchmarks: input made on the device, no upload).
+cudaError_t launch_fill_random(void* dst, std::size_t n, unsigned seed, bool as_float, cudaStream_t stream);
+
+}  // namespace fastpsr::cuda::ppf

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/ppf_backends.hpp"
+
+#include "fastpsr/cpu/ppf_cpu.hpp"
+#include "fastpsr/error.hpp"
+#if FASTPSR_HAVE_CUDA
+#include "fastpsr/cuda/ppf_cuda.hpp"
+#endif
+
+namespace fastpsr {
+
+std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options,
+                                              const DeviceChoice& device) {
+  if (device.backend == Backend::cpu) return cpu::make_channeliser(plan, options);
+#if FASTPSR_HAVE_CUDA
+  return cuda::make_channeliser(plan, options, device.gpu_index);
+#else
+  throw Error(ErrorCode::unsupported, "this build of fastpsr has no CUDA backend");
+#endif
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/ppf_window.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <numbers>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/error.hpp"
+
+namespace fastpsr {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// Modified Bessel function of the first kind, order 0, by its power series (converges for all
+// x; the terms are summed until they no longer change the result).
+double bessel_i0(double x) {
+  const double q = x * x / 4.0;
+  double term = 1.0;
+  double sum = 1.0;
+  for (int k = 1; k < 500; ++k) {
+    term *= q / (static_cast<double>(k) * static_cast<double>(k));
+    sum += term;
+    if (term < sum * 1e-17) break;
+  }
+  return sum;
+}
+
+double sinc(double x) {
+  if (x == 0.0) return 1.0;
+  return std::sin(kPi * x) / (kPi * x);
+}
+
+}  // namespace
+
+WindowSpec parse_window(std::string_view text) {
+  WindowSpec w;
+  std::string_view name = text;
+  std::string_view arg;
+  if (const auto colon = text.find(':'); colon != std::string_view::npos) {
+    name = text.substr(0, colon);
+    arg = text.substr(colon + 1);
+  }
+  if (name == "rect") {
+    w.kind = WindowKind::rect;
+  } else if (name == "hann" || name == "hanning") {
+    w.kind = WindowKind::hann;
+  } else if (name == "hamming") {
+    w.kind = WindowKind::hamming;
+  } else if (name == "blackman") {
+    w.kind = WindowKind::blackman;
+  } else if (name == "kaiser") {
+    w.kind = WindowKind::kaiser;
+    if (!arg.empty()) {
+      const std::string s(arg);
+      char* end = nullptr;
+      const double beta = std::strtod(s.c_str(), &end);
+      if (end != s.c_str() + s.size() || !(beta >= 0.0) || !std::isfinite(beta)) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--window kaiser:{}: the Kaiser beta must be a number >= 0", arg));
+      }
+      w.kaiser_beta = beta;
+    }
+    return w;
+  } else {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--window '{}' is not one of hann, hamming, blackman, kaiser[:beta], rect", text));
+  }
+  if (!arg.empty()) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("--window '{}': only kaiser takes a parameter", text));
+  }
+  return w;
+}
+
+std::string to_string(const WindowSpec& w) {
+  switch (w.kind) {
+    case WindowKind::rect:
+      return "rect";
+    case WindowKind::hann:
+      return "hann";
+    case WindowKind::hamming:
+      return "hamming";
+    case WindowKind::blackman:
+      return "blackman";
+    case WindowKind::kaiser:
+      return fmt::format("kaiser:{}", w.kaiser_beta);
+  }
+  return "?";
+}
+
+double window_value(const WindowSpec& w, std::size_t n, std::size_t N) {
+  if (N <= 1) return 1.0;
+  const double x = static_cast<double>(n) / static_cast<double>(N - 1);  // 0 ... 1
+  switch (w.kind) {
+    case WindowKind::rect:
+      return 1.0;
+    case WindowKind::hann:
+      return 0.5 - 0.5 * std::cos(2.0 * kPi * x);
+    case WindowKind::hamming:
+      return 0.54 - 0.46 * std::cos(2.0 * kPi * x);
+    case WindowKind::blackman:
+      return 0.42 - 0.5 * std::cos(2.0 * kPi * x) + 0.08 * std::cos(4.0 * kPi * x);
+    case WindowKind::kaiser: {
+      const double r = 2.0 * x - 1.0;
+      return bessel_i0(w.kaiser_beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / bessel_i0(w.kaiser_beta);
+    }
+  }
+  return 1.0;
+}
+
+std::vector<double> design_ppf_prototype(int nchans, int ntaps, const WindowSpec& w, double fwidth) {
+  FASTPSR_EXPECTS(nchans >= 1, "--channels must be >= 1, got {}", nchans);
+  FASTPSR_EXPECTS(ntaps >= 1, "--taps must be >= 1, got {}", ntaps);
+  FASTPSR_EXPECTS(fwidth > 0.0 && std::isfinite(fwidth), "--fwidth must be > 0, got {}", fwidth);
+  const std::size_t n_total = static_cast<std::size_t>(nchans) * static_cast<std::size_t>(ntaps);
+  std::vector<double> h(n_total);
+  const double centre = (static_cast<double>(n_total) - 1.0) / 2.0;
+  double sum = 0.0;
+  for (std::size_t n = 0; n < n_total; ++n) {
+    h[n] = window_value(w, n, n_total) * sinc(fwidth * (static_cast<double>(n) - centre) / nchans);
+    sum += h[n];
+  }
+  FASTPSR_EXPECTS(std::abs(sum) > 0.0, "the designed filter sums to zero (window {}, fwidth {})", to_string(w), fwidth);
+  const double scale = static_cast<double>(nchans) / sum;
+  for (auto& v : h) v *= scale;
+  return h;
+}
+
+std::vector<float> design_ppf_coeffs(int nchans, int ntaps, const WindowSpec& w, double fwidth) {
+  const auto h = design_ppf_prototype(nchans, ntaps, w, fwidth);
+  return {h.begin(), h.end()};
+}
+
+double ppf_channel_response(const std::vector<float>& coeffs, int nchans, double offset_channels) {
+  // Σ h[n]·e^{2πiδn/C}: the phase is reduced exactly for integer parts of δ·n/C so that long
+  // filters keep full precision.
+  std::complex<double> acc{0.0, 0.0};
+  double dc = 0.0;
+  for (std::size_t n = 0; n < coeffs.size(); ++n) {
+    const double cycles = offset_channels * static_cast<double>(n) / nchans;
+    const double frac = cycles - std::floor(cycles);
+    acc += static_cast<double>(coeffs[n]) * std::polar(1.0, 2.0 * kPi * frac);
+    dc += static_cast<double>(coeffs[n]);
+  }
+  return std::abs(acc) / std::abs(dc);
+}
+
+PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int nchans) {
+  auto db = [](double amplitude) { return 20.0 * std::log10(std::max(amplitude, 1e-300)); };
+  PpfResponseSummary s;
+  s.scalloping_db = db(ppf_channel_response(coeffs, nchans, 0.5));
+  const double d[3] = {1.5, 5.5, 10.5};
+  for (int i = 0; i < 3; ++i) s.leakage_db[i] = db(ppf_channel_response(coeffs, nchans, d[i]));
+  return s;
+}
+
+std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
+  const auto bytes = read_all(path);
+  std::vector<float> out;
+  if (bytes.size() == count * sizeof(float)) {
+    out.resize(count);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+  } else {
+    const std::string text(bytes.begin(), bytes.end());
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      const char ch = text[pos];
+      if (ch == '#') {
+        pos = text.find('\n', pos);
+        if (pos == std::string::npos) break;
+        continue;
+      }
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',') {
+        ++pos;
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str() + pos, &end);
+      if (end == text.c_str() + pos) {
+        throw Error(ErrorCode::format,
+                    fmt::format("neither {} float32 values ({} bytes) nor text: '{}' at byte {} is not a number", count,
+                                count * sizeof(float), text.substr(pos, 12), pos),
+                    path);
+      }
+      out.push_back(static_cast<float>(v));
+      pos = static_cast<std::size_t>(end - text.c_str());
+    }
+    if (out.size() != count) {
+      throw Error(ErrorCode::format,
+                  fmt::format("{} coefficients in the text; --channels x --taps need {} (or a binary file of {} bytes)",
+                              out.size(), count, count * sizeof(float)),
+                  path);
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) {
+      throw Error(ErrorCode::format, fmt::format("coefficient {} is not a finite number", i), path);
+    }
+  }
+  return out;
+}
+
+}  // namespace fastpsr

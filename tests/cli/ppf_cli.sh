@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# ppf as a user runs it: help and man page, bad input (exit codes, messages naming the file, no
+# output left behind), streaming equality between a file and a pipe with several gulp sizes,
+# PSRDADA complex output read back by ppf, and the GUPPI RAW sample.
+set -u
+ppf="$FASTPSR_BIN/ppf"
+[ -x "$ppf" ] || { echo "ppf not built"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+export XDG_CACHE_HOME="$tmp/cache"  # FFTW wisdom of measured plans goes here, not to the user's
+fail=0
+check() {  # check <description> <command...>: the command must succeed
+  local what=$1
+  shift
+  if ! "$@"; then
+    echo "FAIL: $what"
+    fail=1
+  fi
+}
+expect_error() {  # expect_error <exit code> <text in stderr> <ppf arguments...>
+  local code=$1 text=$2
+  shift 2
+  "$ppf" "$@" >out.stdout 2>err.txt
+  local got=$?
+  if [ "$got" != "$code" ] || ! grep -q -- "$text" err.txt; then
+    echo "FAIL: ppf $* -> exit $got (want $code), stderr: $(cat err.txt) (want '$text')"
+    fail=1
+  fi
+  if [ -e out.fil ]; then
+    echo "FAIL: ppf $* left out.fil behind"
+    fail=1
+    rm -f out.fil
+  fi
+}
+
+check "--help has examples" sh -c "'$ppf' --help | grep -q 'Examples:'"
+check "man page" grep -q '^\.TH PPF 1' "$FASTPSR_SOURCE/man/man1/ppf.1"
+
+raw="--format ci8 --fcentre 1400 --bw 400 --tstart 60000"
+head -c 1001 /dev/urandom >odd.dat
+expect_error 1 "odd.dat: 1001 bytes is not a whole number of ci8 samples" -C 16 $raw odd.dat -o out.fil
+head -c 2000 /dev/urandom >d1000.dat
+expect_error 1 "d1000.dat: 1000 samples is not a multiple of --channels 64" -C 64 $raw d1000.dat -o out.fil
+head -c 1280 /dev/urandom >d640.dat
+expect_error 1 "d640.dat: 640 samples make 10 spectra of 64 channels: fewer than the 16" -C 64 -T 16 $raw d640.dat -o out.fil
+expect_error 2 "ci8, ci16, cf32" -C 64 --format ci4 --fcentre 1400 --bw 400 d640.dat -o out.fil
+expect_error 2 "channels" $raw d640.dat -o out.fil
+expect_error 1 "nothere.dat" -C 64 $raw nothere.dat -o out.fil
+expect_error 2 "disagree" -C 64 --format ci8 --fcentre 1400 --bw 400 --tsamp 1e-9 d640.dat -o out.fil
+expect_error 2 "needs two polarisations" -C 64 --detect IQUV $raw d640.dat -o out.fil
+expect_error 2 "give --format" -C 64 d640.dat -o out.fil
+cat d640.dat | "$ppf" -C 64 -T 4 $raw --drop-partial -o out.fil -q 2>/dev/null
+check "pipe of 640 ci8 samples, 64 channels x 4 taps" test -s out.fil
+rm -f out.fil
+
+# Streaming: one gulp holding the whole input and pipes read in gulps of 1, 7 and the default
+# number of spectra give the same bytes (both read stdin, so the headers name the same input).
+head -c $((8 * (1000 * 64 + 37))) /dev/urandom >s.dat
+for mode in "--nint 5" "--nint 3 --nbits 8 --scale-rows 20" "--detect IQUV --nint 2" "--complex"; do
+  args="-C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --drop-partial --fftw estimate $mode"
+  "$ppf" $args --gulp 2000 <s.dat -o whole.out -q
+  for gulp in 1 7 0; do
+    cat s.dat | "$ppf" $args --gulp $gulp -q >pipe.out
+    check "streaming equality ($mode, --gulp $gulp)" cmp -s whole.out pipe.out
+  done
+done
+
+"$ppf" -C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --drop-partial --fftw estimate --complex s.dat \
+  -o file.out -q
+check "a file and a pipe give the same complex output" cmp -s file.out pipe.out
+
+# Complex output as PSRDADA, channelised again by ppf (a second stage).
+head -c $((2 * 2 * 256 * 40)) /dev/urandom >c.dat
+"$ppf" -C 256 -T 4 --format ci8 --npol 2 --fcentre 1400 --bw 100 --complex c.dat -o stage1.dada -q
+check "complex PSRDADA output" test -s stage1.dada
+check "its header" grep -qa "NCHAN        256" stage1.dada
+"$ppf" -C 4 -T 2 --detect IQUV --drop-partial stage1.dada -o stage2.fil -q
+check "second stage on ppf's own output" test -s stage2.fil
+
+if [ -f "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" ]; then
+  "$ppf" -C 64 -T 4 --detect AA "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" -o puppi.fil -q 2>/dev/null
+  check "GUPPI RAW sample to a filterbank" test -s puppi.fil
+fi
+
+if [ "${FASTPSR_HAVE_CUDA:-0}" = 1 ] && nvidia-smi -L >/dev/null 2>&1; then
+  "$ppf" -C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --nint 5 --drop-partial --device gpu s.dat -o gpu.fil -q
+  "$ppf" -C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --nint 5 --drop-partial --device cpu s.dat -o cpu.fil -q
+  check "GPU run writes as much as the CPU run" test "$(stat -c %s gpu.fil)" = "$(stat -c %s cpu.fil)"
+fi
+exit $fail

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// The CUDA channeliser against the double-precision reference: the full matrix
+// (C ∈ {1, 7, 32, 1024, 4096}, T ∈ {1, 4, 16, 64}, ci8/ci16/cf32, one and two polarisations),
+// both FIR kernels, complex and power output, several chunk sizes, and streaming equality.
+// Skipped (exit 77) without a GPU.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fastpsr/cuda/ppf_cuda.hpp"
+#include "fastpsr/device.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/ppf.hpp"
+#include "support/reference_ppf.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+namespace {
+
+constexpr double kTolerance = 1e-5;  // ppf.hpp's accuracy contract
+
+ChanneliserPlan make_plan(int c, int t, VoltageType type, int npol, PpfOutput out, Detection d = Detection::I,
+                          int nint = 1, bool descending = false, int ncoarse = 1) {
+  ChanneliserProblem p;
+  p.nchans = c;
+  p.ntaps = t;
+  p.input = type;
+  p.npol = npol;
+  p.output = out;
+  p.detection = d;
+  p.nint = nint;
+  p.descending = descending;
+  p.ncoarse = ncoarse;
+  return make_channeliser_plan(p);
+}
+
+std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string& config, std::size_t gulp = 0) {
+  ChanneliserOptions o;
+  o.gpu_config = parse_key_values(config);
+  o.gulp_samples = gulp;
+  return cuda::make_channeliser(plan, o, 0);
+}
+
+// Every FIR kernel, with default and unusual block shapes and chunks that split the spectra of
+// a push (and of an integration) unevenly. The register kernel exists for T = 4, 8, 16, 32, 64.
+// `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
+std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
+  const bool reg = ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64;
+  std::vector<std::string> v = {"fir=cache", "fir=shared", "fft=cufft"};
+  if (reg) v.emplace_back("fir=register");
+  if (!all_shapes) return v;
+  v.emplace_back("seg=1,chunk=3");
+  v.emplace_back("fir=cache,seg=3");
+  v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
+  v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
+  if (reg) {
+    v.emplace_back("fir=register,sb=16,cb=32,chunk=7");
+    v.emplace_back("fir=register,sb=4,chunk=2");
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, every FIR kernel") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  for (int c : {1, 7, 32, 1024, 4096}) {
+    for (int t : {1, 4, 16, 64}) {
+      for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+        for (int npol : {1, 2}) {
+          for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
+            ++k;
+            const bool descending = k % 2 == 0;
+            const std::size_t nout = c >= 1024 ? 9 : 23;
+            const std::size_t nsamples = static_cast<std::size_t>(c) * (static_cast<std::size_t>(t) - 1 + nout) +
+                                         static_cast<std::size_t>(c / 2);
+            CAPTURE(c);
+            CAPTURE(t);
+            CAPTURE(to_string(type));
+            CAPTURE(npol);
+            CAPTURE(out == PpfOutput::complex);
+            CAPTURE(descending);
+            const auto plan =
+                make_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
+            const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
+            const auto ref = test::reference_ppf(plan, input, nsamples);
+            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024)) {
+              CAPTURE(cfg);
+              auto ch = gpu(plan, cfg, nsamples);
+              const auto got = test::run_channeliser(*ch, input, nsamples);
+              REQUIRE(got.size() == ref.size());
+              CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: detection, integration across chunks, coarse channels and both orders") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (Detection d : {Detection::I, Detection::AA, Detection::BB, Detection::IQUV}) {
+    for (int nint : {1, 3, 40}) {
+      for (bool descending : {false, true}) {
+        CAPTURE(to_string(d));
+        CAPTURE(nint);
+        CAPTURE(descending);
+        const int c = 48;
+        const int t = 8;
+        const auto plan = make_plan(c, t, VoltageType::ci8, 2, PpfOutput::power, d, nint, descending, 3);
+        const std::size_t nsamples = static_cast<std::size_t>(c) * (t - 1 + 3 * nint) + (c - 1);
+        const auto input =
+            test::random_voltages(VoltageType::ci8, 3 * nsamples * 4, seed + static_cast<unsigned>(nint));
+        const auto ref = test::reference_ppf(plan, input, nsamples);
+        for (const auto& cfg : kernel_configs(t)) {
+          CAPTURE(cfg);
+          auto ch = gpu(plan, cfg, 700);
+          const auto got = test::run_channeliser(*ch, input, nsamples, 700);
+          REQUIRE(got.size() == 3 * plan.row_floats());
+          CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every detection, segments") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  for (int c : {256, 512, 1024, 2048, 4096}) {
+    for (int npol : {1, 2}) {
+      for (Detection d : {Detection::I, Detection::AA, Detection::BB, Detection::IQUV}) {
+        if (npol == 1 && (d == Detection::BB || d == Detection::IQUV)) continue;
+        for (int nint : {1, 5, 64}) {
+          ++k;
+          const bool descending = k % 2 == 1;
+          const int ncoarse = k % 3 == 0 ? 2 : 1;
+          CAPTURE(c);
+          CAPTURE(npol);
+          CAPTURE(to_string(d));
+          CAPTURE(nint);
+          CAPTURE(descending);
+          CAPTURE(ncoarse);
+          const auto plan = make_plan(c, 8, VoltageType::ci16, npol, PpfOutput::power, d, nint, descending, ncoarse);
+          const std::size_t nsamples = static_cast<std::size_t>(c) * (7 + 3 * static_cast<std::size_t>(nint));
+          const auto input = test::random_voltages(VoltageType::ci16,
+                                                   ncoarse * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
+          const auto ref = test::reference_ppf(plan, input, nsamples);
+          for (const char* cfg : {"fft=fused", "fft=fused,seg=1", "fft=fused,seg=3,chunk=130", "fft=cufft"}) {
+            CAPTURE(std::string(cfg));
+            auto ch = gpu(plan, cfg, nsamples);
+            CHECK(ch->describe().find(std::string(cfg).rfind("fft=fused", 0) == 0 ? "fused" : "cuFFT") !=
+                  std::string::npos);
+            CHECK(test::max_relative_error(test::run_channeliser(*ch, input, nsamples).data(), ref) <= kTolerance);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: complex output of several coarse channels lands in the right rows") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (bool descending : {false, true}) {
+    const auto plan = make_plan(64, 4, VoltageType::ci16, 2, PpfOutput::complex, Detection::I, 1, descending, 4);
+    const std::size_t nsamples = 64 * 40 + 17;
+    const auto input = test::random_voltages(VoltageType::ci16, 4 * nsamples * 4, seed);
+    const auto ref = test::reference_ppf(plan, input, nsamples);
+    for (const auto& cfg : kernel_configs(4)) {
+      CAPTURE(cfg);
+      auto ch = gpu(plan, cfg);
+      CHECK(test::max_relative_error(test::run_channeliser(*ch, input, nsamples, 1000).data(), ref) <= kTolerance);
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
+    for (const auto& cfg : kernel_configs(16)) {
+      CAPTURE(cfg);
+      const int c = 256;
+      const auto plan =
+          make_plan(c, 16, VoltageType::ci8, 2, out, Detection::IQUV, out == PpfOutput::power ? 5 : 1, true, 2);
+      const std::size_t nsamples = static_cast<std::size_t>(c) * 300 + 101;
+      const auto input = test::random_voltages(VoltageType::ci8, 2 * nsamples * 4, seed);
+      auto whole = gpu(plan, cfg, nsamples);
+      const auto a = test::run_channeliser(*whole, input, nsamples);
+      for (std::size_t gulp : {1UL, 255UL, 256UL, 5000UL, 33333UL}) {
+        CAPTURE(gulp);
+        auto ch = gpu(plan, cfg, gulp);
+        const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
+        REQUIRE(a.size() == b.size());
+        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+      }
+      CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: T = 1 with a flat window is a plain FFT") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (int c : {4096, 1000}) {
+    ChanneliserProblem p;
+    p.nchans = c;
+    p.ntaps = 1;
+    p.input = VoltageType::cf32;
+    p.output = PpfOutput::complex;
+    p.coeffs.assign(static_cast<std::size_t>(c), 1.0F);
+    const auto plan = make_channeliser_plan(p);
+    const std::size_t nsamples = static_cast<std::size_t>(c) * 4;
+    const auto input = test::random_voltages(VoltageType::cf32, nsamples * 2, seed);
+    auto ch = gpu(plan, "");
+    const auto got = test::run_channeliser(*ch, input, nsamples);
+    for (std::size_t s = 0; s < 4; ++s) {
+      std::vector<test::cd> x(static_cast<std::size_t>(c));
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::size_t n = s * static_cast<std::size_t>(c) + i;
+        x[i] = {test::component(input.data(), 2 * n, p.input), test::component(input.data(), 2 * n + 1, p.input)};
+      }
+      const auto X = test::naive_dft(x);
+      double scale = 0.0;
+      for (const auto& v : X) scale = std::max(scale, std::abs(v));
+      double err = 0.0;
+      for (int j = 0; j < c; ++j) {
+        const auto v = X[static_cast<std::size_t>((j - c / 2 + c) % c)];
+        const float* o = got.data() + (s * static_cast<std::size_t>(c) + static_cast<std::size_t>(j)) * 2;
+        err = std::max(err, std::abs(test::cd(o[0], o[1]) - v));
+      }
+      CHECK(err <= kTolerance * scale);
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
+  const auto plan = make_plan(64, 4, VoltageType::ci8, 1, PpfOutput::complex);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=magic"), doctest::Contains("fir=magic"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "colour=blue"), doctest::Contains("unknown --gpu-config key 'colour'"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=cache,sb=3"), doctest::Contains("sb=3"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=shared,cb=48"), doctest::Contains("cb=48"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=shared,sb=6,ry=4"), doctest::Contains("sb=6"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "chunk=0"), doctest::Contains("chunk=0"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "chunk=x"), doctest::Contains("not an integer"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,sb=2"), doctest::Contains("sb=2"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fft=fused"), doctest::Contains("needs power output"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "fft=fast"), doctest::Contains("fft=fast"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
+                       doctest::Contains("compiled for"), Error);
+  const auto big = make_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);
+  CHECK_THROWS_WITH_AS(gpu(big, "fir=shared,cb=1024,sb=1,ry=1"), doctest::Contains("shared memory"), Error);
+  auto ch = gpu(plan, "");
+  CHECK(ch->device_bytes() > 0);
+  CHECK(ch->describe().find("GPU") != std::string::npos);
+}
