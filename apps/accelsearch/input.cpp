@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "input.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/log.hpp"
+#include "fastpsr/presto_fft.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string read_text(const std::string& path) {
+  const auto bytes = read_all(path);
+  return {bytes.begin(), bytes.end()};
+}
+
+void check_finite(const std::vector<float>& x, const std::string& path) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) {
+      throw Error(ErrorCode::format, fmt::format("sample {} is {} (not a finite number)", i, x[i]), path);
+    }
+  }
+}
+
+}  // namespace
+
+AccelInput accel_input_from_series(TimeSeries ts, const std::string& root) {
+  AccelInput in;
+  in.path = ts.path;
+  in.root = root;
+  auto& x = ts.samples;
+  if (x.empty()) throw Error(ErrorCode::format, "the time series is empty", ts.path);
+  check_finite(x, ts.path);
+  if (x.size() % 2 != 0) {
+    log_warning("{}: odd length {}: the last sample is dropped for the real FFT", ts.path, x.size());
+    x.pop_back();
+  }
+  if (x.size() < 2) throw Error(ErrorCode::format, "the time series is too short to search", ts.path);
+  if (ts.inf) {
+    in.inf = *ts.inf;
+    in.inf_text = read_text(inf_path_for(ts.path));
+  } else {
+    in.inf = timeseries_to_inf(ts, std::filesystem::path(root).filename().string());
+    in.inf.N = static_cast<double>(x.size());
+    in.inf_text = format_inf(in.inf);
+    in.write_inf = true;
+  }
+  in.fft = presto_realfft(x);
+  return in;
+}
+
+AccelInput read_accel_input(const std::string& path) {
+  if (!ends_with(path, ".fft")) {
+    std::string root = presto_root(path);
+    if (ends_with(root, ".tim")) root.resize(root.size() - 4);
+    return accel_input_from_series(read_timeseries(path), root);
+  }
+  AccelInput in;
+  in.path = path;
+  in.root = path.substr(0, path.size() - 4);
+  const std::string inf_path = in.root + ".inf";
+  if (!std::filesystem::exists(inf_path)) {
+    throw Error(ErrorCode::io, fmt::format("no .inf file beside it (expected '{}')", inf_path), path);
+  }
+  in.inf_text = read_text(inf_path);
+  in.inf = parse_inf(in.inf_text, inf_path);
+  in.fft = read_presto_fft(path);
+  in.from_fft = true;
+  const auto expect = static_cast<std::uint64_t>(in.inf.N) / 2;
+  if (in.fft.size() != expect) {
+    throw Error(
+        ErrorCode::format,
+        fmt::format("holds {} complex bins but its .inf says N = {} (so {} bins)", in.fft.size(), in.inf.N, expect),
+        path);
+  }
+  for (std::size_t k = 0; k < in.fft.size(); ++k) {
+    if (!std::isfinite(in.fft[k].real()) || !std::isfinite(in.fft[k].imag())) {
+      throw Error(ErrorCode::format, fmt::format("bin {} is not a finite number", k), path);
+    }
+  }
+  return in;
+}
+
+AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix)
+    : reader_(TimStreamReader::open(path)), prefix_(std::move(out_prefix)) {}
+
+std::optional<AccelInput> AccelStreamInput::next() {
+  auto ts = reader_->next();
+  if (!ts) return std::nullopt;
+  ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
+  return accel_input_from_series(std::move(*ts), fmt::format("{}_DM{:.2f}", prefix_, ts->dm));
+}
+
+}  // namespace fastpsr::app

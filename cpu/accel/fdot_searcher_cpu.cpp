@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+#include <fftw3.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <mutex>
+
+#include "fastpsr/accel_templates.hpp"
+#include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/fftw_lock.hpp"
+
+namespace fastpsr::cpu {
+namespace {
+
+using cf = std::complex<float>;
+
+struct FftwFree {
+  void operator()(void* p) const noexcept { fftwf_free(p); }
+};
+template <typename T>
+using FftwBuffer = std::unique_ptr<T[], FftwFree>;
+template <typename T>
+FftwBuffer<T> fftw_alloc(std::size_t n) {
+  auto* p = static_cast<T*>(fftwf_malloc(n * sizeof(T)));
+  if (p == nullptr)
+    throw Error(ErrorCode::resource, fmt::format("out of memory ({} bytes for FFT buffers)", n * sizeof(T)));
+  return FftwBuffer<T>(p);
+}
+
+class FftwPlan {
+ public:
+  FftwPlan(int n, cf* in, cf* out, int sign, unsigned flags) {
+    const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    plan_ =
+        fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in), reinterpret_cast<fftwf_complex*>(out), sign, flags);
+    if (plan_ == nullptr) throw Error(ErrorCode::internal, "FFTW could not plan a correlation FFT");
+  }
+  ~FftwPlan() {
+    const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    fftwf_destroy_plan(plan_);
+  }
+  FftwPlan(const FftwPlan&) = delete;
+  FftwPlan& operator=(const FftwPlan&) = delete;
+  // New-array execution is thread-safe (FFTW manual 5.4).
+  void run(cf* in, cf* out) const {
+    fftwf_execute_dft(plan_, reinterpret_cast<fftwf_complex*>(in), reinterpret_cast<fftwf_complex*>(out));
+  }
+
+ private:
+  fftwf_plan plan_ = nullptr;
+};
+
+// The FFT length with the least work per good output point: L log L / (L - span), powers of two.
+int auto_fft_len(int span) {
+  int best = 0;
+  double best_cost = 0.0;
+  for (int len = 256; len <= (1 << 16); len *= 2) {
+    if (len < 2 * span) continue;
+    const double cost = len * std::log2(static_cast<double>(len)) / (len - span);
+    if (best == 0 || cost < best_cost * 0.98) {
+      best = len;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+class CpuFdotSearcher final : public FdotSearcher {
+ public:
+  CpuFdotSearcher(const AccelSearchProblem& p, const AccelSearchOptions& o) : p_(p), threads_(o.threads) {
+    validate(p_);
+    nb_ = p_.interp == AccelInterp::fourier ? 2 : 1;
+    hmax_ = template_halfwidth(p_.zmax);
+    span_ = 2 * nb_ * hmax_;
+    len_ = o.fft_len > 0 ? o.fft_len : auto_fft_len(span_);
+    FASTPSR_EXPECTS(len_ >= 2 * span_ && len_ <= (1 << 24),
+                    "accel: FFT length {} must be at least twice the widest template ({} points) and at most 2^24",
+                    len_, span_);
+    use_ = len_ - span_;
+    if (nb_ == 2) use_ -= use_ % 2;
+    plane_lo_ = sub_rk(p_.rk_begin, 1, p_.numharm);
+    plane_len_ = p_.rk_end - plane_lo_;
+    // Output index o (rk for fourier, integer r for interbin) range the correlations must cover.
+    o_lo_ = nb_ == 2 ? plane_lo_ : plane_lo_ / 2;
+    o_hi_ = nb_ == 2 ? p_.rk_end : p_.rk_end / 2 + 1;  // interbin needs C(r+1) for odd rk
+    nseg_ = (o_hi_ - o_lo_ + use_ - 1) / use_;
+    const unsigned flags = len_ >= 2048 ? FFTW_MEASURE : FFTW_ESTIMATE;
+    auto a = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+    auto b = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+    fwd_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_FORWARD, flags);
+    inv_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_BACKWARD, flags);
+    make_kernels();
+    plane_size_ = static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_);
+    plane_.reset(new float[plane_size_]);  // written (poisoned) in parallel by search()
+  }
+
+  [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
+
+  void search(std::span<const std::complex<float>> spectrum, const AccelPowerScale& scale,
+              AccelHitSink& sink) override {
+    FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
+                    "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
+    FASTPSR_EXPECTS(scale.rk_start.size() == scale.factor.size(), "accel: the power scale has {} starts for {} factors",
+                    scale.rk_start.size(), scale.factor.size());
+    scale_ = &scale;
+    compute_plane(spectrum);
+    harmonic_sums(sink);
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return fmt::format(
+        "CPU FFTW overlap-save: {} templates (z {}..{} step 2), {} interpolation, FFT length {} ({} good points, {} "
+        "segments), harmonic stages {}, plane {:.1f} MiB",
+        p_.numz(), -p_.zmax, p_.zmax, nb_ == 2 ? "Fourier (numbetween 2)" : "interbin", len_, use_, nseg_, p_.stages(),
+        static_cast<double>(plane_size_ * sizeof(float)) / (1024.0 * 1024.0));
+  }
+  [[nodiscard]] std::size_t host_bytes() const noexcept override {
+    return plane_size_ * sizeof(float) + kernels_.size() * sizeof(cf);
+  }
+
+ private:
+  void make_kernels() {
+    const int numz = p_.numz();
+    kernels_.assign(static_cast<std::size_t>(numz) * static_cast<std::size_t>(len_), cf(0.0F, 0.0F));
+    auto g = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+    auto gf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+    const float scale = 1.0F / static_cast<float>(len_);
+    for (int zi = 0; zi < numz; ++zi) {
+      const int z = p_.z_of(zi);
+      const auto t = correlation_template(z, nb_);
+      const int off = nb_ * (hmax_ - template_halfwidth(z));
+      std::fill(g.get(), g.get() + len_, cf(0.0F, 0.0F));
+      // c[i] = sum_n seg[i+n] g[n] = IFFT(FFT(seg) * conj(FFT(conj g))) / L
+      for (std::size_t m = 0; m < t.size(); ++m) g[static_cast<std::size_t>(off) + m] = std::conj(t[m]);
+      fwd_->run(g.get(), gf.get());
+      cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
+      for (int i = 0; i < len_; ++i) k[i] = std::conj(gf[static_cast<std::size_t>(i)]) * scale;
+    }
+  }
+
+  void compute_plane(std::span<const cf> x) {
+    const int poison_threads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto plane_points = static_cast<std::int64_t>(plane_size_);
+#pragma omp parallel for schedule(static) num_threads(poison_threads)
+    for (std::int64_t i = 0; i < plane_points; ++i) plane_[i] = -1.0F;  // poison: every point must be written
+    const auto numbins = static_cast<std::int64_t>(x.size());
+    const int numz = p_.numz();
+    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+#pragma omp parallel num_threads(nthreads)
+    {
+      auto seg = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto segf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto prod = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto corr = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      std::vector<float> factors(2 * static_cast<std::size_t>(use_ + 2));
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t s = 0; s < nseg_; ++s) {
+        const std::int64_t o0 = o_lo_ + s * use_;
+        const std::int64_t q0 = o0 - static_cast<std::int64_t>(nb_) * hmax_;  // spread-domain start
+        for (int n = 0; n < len_; ++n) {
+          const std::int64_t q = q0 + n;
+          cf v(0.0F, 0.0F);
+          if (q >= 0 && q % nb_ == 0 && q / nb_ < numbins) v = x[static_cast<std::size_t>(q / nb_)];
+          seg[static_cast<std::size_t>(n)] = v;
+        }
+        fwd_->run(seg.get(), segf.get());
+        const std::int64_t count = std::min<std::int64_t>(use_ + (nb_ == 1 ? 1 : 0), o_hi_ - o0);
+        // The power scale of this segment's rk, looked up once for all templates.
+        const std::int64_t rk0 = nb_ == 2 ? o0 : 2 * o0;
+        for (std::int64_t i = 0; i < (3 - nb_) * count; ++i) factors[static_cast<std::size_t>(i)] = scale_->at(rk0 + i);
+        for (int zi = 0; zi < numz; ++zi) {
+          const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
+          multiply(segf.get(), k, prod.get());
+          inv_->run(prod.get(), corr.get());
+          store_powers(zi, o0, corr.get(), count, factors.data());
+        }
+      }
+    }
+  }
+
+  // out = a * b elementwise, written on floats so that it vectorises (std::complex's operator*
+  // keeps a NaN-recovery branch).
+  void multiply(const cf* a, const cf* b, cf* out) const {
+    const auto* x = reinterpret_cast<const float*>(a);
+    const auto* y = reinterpret_cast<const float*>(b);
+    auto* o = reinterpret_cast<float*>(out);
+    for (int i = 0; i < 2 * len_; i += 2) {
+      o[i] = x[i] * y[i] - x[i + 1] * y[i + 1];
+      o[i + 1] = x[i] * y[i + 1] + x[i + 1] * y[i];
+    }
+  }
+
+  // Writes the plane row zi from the correlations c[i] = C(o0 + i), i < count.
+  // f[j] is the power scale at rk = rk0 + j (rk0 = o0 for fourier, 2 o0 for interbin).
+  void store_powers(int zi, std::int64_t o0, const cf* c, std::int64_t count, const float* f) {
+    float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
+    if (nb_ == 2) {
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t rk = o0 + i;
+        if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[i] * std::norm(c[i]);
+      }
+      return;
+    }
+    // Interbin: rk = 2r from C(r); rk = 2r + 1 from (pi/4)(C(r) - C(r+1)).
+    const float quarter_pi = 0.785398163397448F;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int64_t rk = 2 * (o0 + i);
+      if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[2 * i] * std::norm(c[i]);
+      if (i + 1 < count && rk + 1 >= plane_lo_ && rk + 1 < p_.rk_end) {
+        row[rk + 1 - plane_lo_] = f[2 * i + 1] * std::norm(quarter_pi * (c[i] - c[i + 1]));
+      }
+    }
+  }
+
+  void harmonic_sums(AccelHitSink& sink) {
+    constexpr std::int64_t chunk = 1 << 14;
+    const int numz = p_.numz();
+    const int stages = p_.stages();
+    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const std::int64_t nchunks = (p_.rk_end - p_.rk_begin + chunk - 1) / chunk;
+    // Threads take whole chunks (every z row of them), a group of chunks per parallel region;
+    // the hits then go to the sink in chunk order.
+    const std::int64_t group = 8 * static_cast<std::int64_t>(nthreads);
+    std::vector<std::vector<AccelHit>> chunk_hits(static_cast<std::size_t>(group));
+    for (std::int64_t g0 = 0; g0 < nchunks; g0 += group) {
+      const std::int64_t g1 = std::min(nchunks, g0 + group);
+#pragma omp parallel num_threads(nthreads)
+      {
+        std::vector<float> sum(static_cast<std::size_t>(chunk));
+        // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same
+        // for all z rows (PRESTO's rinds), so it is computed once per chunk.
+        std::vector<std::vector<std::int32_t>> index;
+        for (int s = 1; s < stages; ++s) {
+          for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t c = g0; c < g1; ++c) {
+          const std::int64_t a = p_.rk_begin + c * chunk;
+          const std::int64_t b = std::min(a + chunk, p_.rk_end);
+          std::size_t t = 0;
+          for (int s = 1; s < stages; ++s) {
+            const int H = 1 << s;
+            for (int h = 1; h < H; h += 2, ++t) {
+              for (std::int64_t rk = a; rk < b; ++rk) {
+                index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
+              }
+            }
+          }
+          auto& out = chunk_hits[static_cast<std::size_t>(c - g0)];
+          out.clear();
+          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, out);
+        }
+      }
+      for (std::int64_t c = g0; c < g1; ++c) {
+        const std::int64_t a = p_.rk_begin + c * chunk;
+        sink.consume(a, std::min(a + chunk, p_.rk_end), chunk_hits[static_cast<std::size_t>(c - g0)]);
+      }
+    }
+  }
+
+  void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, const std::vector<std::vector<std::int32_t>>& index,
+               std::vector<float>& sum, std::vector<AccelHit>& out) const {
+    const int z = p_.z_of(zi);
+    const std::size_t n = static_cast<std::size_t>(b - a);
+    const float* top =
+        plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_) + (a - plane_lo_);
+    float* acc = sum.data();
+    for (std::size_t i = 0; i < n; ++i) acc[i] = top[i];
+    std::size_t t = 0;
+    for (int s = 0; s < stages; ++s) {
+      const int H = 1 << s;
+      // Stage s adds the odd harmonics h/H; the even ones were added as (h/2)/(H/2) before.
+      for (int h = 1; h < H; h += 2, ++t) {
+        const int szi = (sub_z(z, h, H) + p_.zmax) / 2;
+        const float* row = plane_.get() + static_cast<std::size_t>(szi) * static_cast<std::size_t>(plane_len_);
+        const std::int32_t* idx = index[t].data();
+        for (std::size_t i = 0; i < n; ++i) acc[i] += row[idx[i]];
+      }
+      const float cut = p_.powcut[static_cast<std::size_t>(s)];
+      for (std::size_t i = 0; i < n; ++i) {
+        if (acc[i] > cut) {
+          out.push_back({a + static_cast<std::int64_t>(i), zi, 0, static_cast<std::int16_t>(s), acc[i]});
+        }
+      }
+    }
+  }
+
+  AccelSearchProblem p_;
+  int threads_ = 0;
+  int nb_ = 2;
+  int hmax_ = 0;
+  int span_ = 0;
+  int len_ = 0;
+  int use_ = 0;
+  std::int64_t plane_lo_ = 0;
+  std::int64_t plane_len_ = 0;
+  std::int64_t o_lo_ = 0;
+  std::int64_t o_hi_ = 0;
+  std::int64_t nseg_ = 0;
+  std::unique_ptr<FftwPlan> fwd_;
+  std::unique_ptr<FftwPlan> inv_;
+  std::vector<cf> kernels_;                 // [zi][len]: conj(FFT(conj template)) / len
+  const AccelPowerScale* scale_ = nullptr;  // of the spectrum being searched
+  std::unique_ptr<float[]> plane_;          // [zi][rk - plane_lo]
+  std::size_t plane_size_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options) {
+  return std::make_unique<CpuFdotSearcher>(problem, options);
+}
+
+}  // namespace fastpsr::cpu

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/accel_backends.hpp"
+
+#include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/error.hpp"
+#if FASTPSR_HAVE_CUDA && __has_include("fastpsr/cuda/accel_cuda.hpp")
+#include "fastpsr/cuda/accel_cuda.hpp"
+#define FASTPSR_HAVE_CUDA_ACCEL 1
+#else
+#define FASTPSR_HAVE_CUDA_ACCEL 0
+#endif
+
+namespace fastpsr {
+
+bool cuda_accel_available() noexcept { return FASTPSR_HAVE_CUDA_ACCEL != 0; }
+
+std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options,
+                                                 const DeviceChoice& device) {
+  if (device.backend == Backend::cpu) return cpu::make_fdot_searcher(problem, options);
+#if FASTPSR_HAVE_CUDA_ACCEL
+  return cuda::make_fdot_searcher(problem, options, device.gpu_index);
+#else
+  throw Error(ErrorCode::unsupported, "this build has no GPU acceleration search (use --device cpu)");
+#endif
+}
+
+}  // namespace fastpsr
