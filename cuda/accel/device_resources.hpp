@@ -117,10 +117,10 @@ class Event {
   void record(cudaStream_t s) const { FASTPSR_CUDA_TRY(cudaEventRecord(e_, s)); }
   void synchronize() const { FASTPSR_CUDA_TRY(cudaEventSynchronize(e_)); }
   /// Milliseconds from `start` to this event (both recorded and complete).
-  [[nodiscard]] float elapsed_ms_since(const Event& start) const {
+  [[nodiscard]] double elapsed_ms_since(const Event& start) const {
     float ms = 0.0F;
     FASTPSR_CUDA_TRY(cudaEventElapsedTime(&ms, start.e_, e_));
-    return ms;
+    return static_cast<double>(ms);
   }
 
  private:

@@ -12,9 +12,12 @@
 // the CPU, emulating the threads, against a direct DFT.
 #if defined(__CUDACC__)
 #define FASTPSR_HD __host__ __device__ __forceinline__
-#define FASTPSR_UNROLL _Pragma("unroll")
 #else
 #define FASTPSR_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define FASTPSR_UNROLL _Pragma("unroll")
+#else
 #define FASTPSR_UNROLL
 #endif
 
