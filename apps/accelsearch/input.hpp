@@ -1,27 +1,47 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// Reading accelsearch's inputs: PRESTO .fft/.dat/.sdat with their .inf, and SIGPROC .tim.
+/// accelsearch's inputs: PRESTO .fft (with its .inf), any time series read_timeseries reads
+/// (.dat/.sdat with .inf, SIGPROC .tim), and tim-streams (several DM trials, "-" for stdin).
 #include <complex>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/tim_stream.hpp"
+#include "fastpsr/timeseries.hpp"
 
 namespace fastpsr::app {
 
 struct AccelInput {
-  std::string path;                      ///< as given
+  std::string path;                      ///< as given (or "<stdin>:record")
   std::string root;                      ///< output root: the path without .fft/.dat/.sdat/.tim
   std::vector<std::complex<float>> fft;  ///< PRESTO packed layout
-  PrestoInf inf;                         ///< its .inf (made from the header for a .tim)
-  std::string inf_text;                  ///< the .inf as it will be appended to the ACCEL file
+  PrestoInf inf;                         ///< its .inf (made from the header for SIGPROC input)
+  std::string inf_text;                  ///< the .inf as appended to the ACCEL file
   bool from_fft = false;                 ///< a .fft file (PRESTO writes .txtcand only then)
-  bool inf_written = false;              ///< for a .tim, whether <root>.inf must be written beside the outputs
+  bool write_inf = false;                ///< no .inf exists: write <root>.inf beside the outputs
 };
 
-/// Reads one input and, for time series, FFTs it. Throws Error naming the file: missing or
-/// unreadable .inf, a length that disagrees with the .inf, an empty series, NaN or infinite
-/// samples, an unsupported SIGPROC file.
+/// Reads one input file and, for a time series, FFTs it. Throws Error naming the file: missing
+/// .inf, a length that disagrees with the .inf, an empty series, NaN or infinite values, an
+/// unsupported file.
 AccelInput read_accel_input(const std::string& path);
+
+/// The input for one series already in memory (a tim-stream record); outputs go to `root`.
+AccelInput accel_input_from_series(TimeSeries ts, const std::string& root);
+
+/// DM trials from a tim-stream, one at a time: records become inputs rooted at
+/// <out_prefix>_DM<dm, 2 decimals>.
+class AccelStreamInput {
+ public:
+  AccelStreamInput(const std::string& path, std::string out_prefix);
+  std::optional<AccelInput> next();
+
+ private:
+  std::unique_ptr<TimStreamReader> reader_;
+  std::string prefix_;
+};
 
 }  // namespace fastpsr::app

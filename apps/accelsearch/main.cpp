@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // accelsearch: PRESTO-compatible Fourier-domain acceleration search with harmonic summing.
+#include <algorithm>
 #include <chrono>
+#include <complex>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -21,16 +23,22 @@
 namespace fastpsr::app {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
 constexpr const char* kExamples = R"(
 Examples:
   accelsearch -zmax 200 -numharm 8 obs_DM56.70.dat       # PRESTO's command, PRESTO's outputs
   accelsearch -zmax 0 -numharm 16 obs_DM56.70.fft        # a PRESTO .fft (with its .inf)
   accelsearch --zmax 50 out/obs_DM*.dat -o cands         # many DMs, then cands.csv + cands.txt
   accelsearch -zmax 200 --interbin --device gpu obs.tim  # SIGPROC .tim, FDAS interbinning, GPU
+  dedisp obs.fil --dm 0:100:0.5 --format tim-stream | accelsearch - -o cands
+                                                         # a stream of DM trials from stdin
 
 Outputs per input: <root>_ACCEL_<zmax> (text), <root>_ACCEL_<zmax>.cand (binary), and for .fft
-input <root>_ACCEL_<zmax>.txtcand, as PRESTO writes them. With several inputs (or -o) the
-candidates of all DM trials are sifted into <out>.csv and <out>.txt.
+input <root>_ACCEL_<zmax>.txtcand, as PRESTO writes them (stream records: <out>_DM<dm>_ACCEL_*,
+with a <out>_DM<dm>.inf). With several inputs, a stream, or -o, the candidates of all DM trials
+are sifted into <out>.csv and <out>.txt.
 )";
 
 struct Options {
@@ -59,7 +67,9 @@ struct Options {
 
 void add_options(CLI::App& app, Options& o) {
   AccelConfig& c = o.config;
-  app.add_option("inputs", o.inputs, "Input .dat/.sdat/.fft (with .inf beside) or SIGPROC .tim files")->required();
+  app.add_option("inputs", o.inputs,
+                 "Input .dat/.sdat/.fft (with .inf beside), SIGPROC .tim, or - (a tim-stream on stdin)")
+      ->required();
   app.add_option("--zmax", c.zmax, "Largest |z| (Fourier bins drifted) searched; rounded up to even")
       ->capture_default_str();
   app.add_option("--numharm", c.numharm, "Harmonics summed at most: 1, 2, 4, 8, 16 or 32")->capture_default_str();
@@ -132,7 +142,7 @@ void write_text(const std::string& path, const std::string& text) {
 std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const AccelResult& r,
                           const PreparedSpectrum& spec) {
   const std::string base = in.root + "_" + plan.suffix();
-  if (in.inf_written && !std::filesystem::exists(in.root + ".inf")) write_text(in.root + ".inf", in.inf_text);
+  if (in.write_inf && !std::filesystem::exists(in.root + ".inf")) write_text(in.root + ".inf", in.inf_text);
   if (in.from_fft) write_text(base + ".txtcand", r.txtcand);
   if (r.candidates.empty()) {
     log_info("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);
@@ -170,44 +180,90 @@ int run(int argc, char** argv) {
 
   std::unique_ptr<FdotSearcher> searcher;
   std::vector<SiftInput> sift_inputs;
-  Progress progress("accelsearch", o.inputs.size());
+  const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
+  Progress progress("accelsearch", streaming ? 0 : o.inputs.size());
   std::uint64_t done = 0;
-  for (const std::string& path : o.inputs) {
-    const auto t0 = std::chrono::steady_clock::now();
-    AccelInput in = read_accel_input(path);
-    const AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
+  // DM trials are searched in batches of `batch` spectra of one plan (search_batch: a GPU backend
+  // keeps them on the device together); the CPU searcher takes one at a time.
+  std::size_t batch = 1;
+  if (const auto it = sopts.gpu_config.find("batch"); it != sopts.gpu_config.end() && device.backend != Backend::cpu) {
+    batch = static_cast<std::size_t>(std::max(1, std::stoi(it->second)));
+  }
+  struct Pending {
+    AccelInput in;
+    AccelPlan plan;
+    PreparedSpectrum spec;
+    AccelCandidateList list;
+    Clock::time_point t0;
+  };
+  std::vector<Pending> pending;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    const AccelPlan& plan = pending.front().plan;
+    const auto t1 = Clock::now();
+    if (pending.size() == 1) {
+      searcher->search(pending[0].spec.search.bins, pending[0].spec.power_scale(), pending[0].list);
+    } else {
+      const auto n = static_cast<std::size_t>(plan.problem.numbins);
+      std::vector<std::complex<float>> spectra(n * pending.size());
+      std::vector<AccelPowerScale> scales;
+      std::vector<AccelHitSink*> sinks;
+      for (std::size_t b = 0; b < pending.size(); ++b) {
+        std::copy(pending[b].spec.search.bins.begin(), pending[b].spec.search.bins.end(),
+                  spectra.begin() + static_cast<std::ptrdiff_t>(b * n));
+        scales.push_back(pending[b].spec.power_scale());
+        sinks.push_back(&pending[b].list);
+      }
+      searcher->search_batch(spectra.data(), n, scales, sinks);
+    }
+    const double search_s = seconds(t1, Clock::now()) / static_cast<double>(pending.size());
+    for (Pending& p : pending) {
+      const auto t2 = Clock::now();
+      const AccelResult result = finish_candidates(p.plan, p.list, p.spec);
+      const std::string text = write_outputs(p.in, p.plan, result, p.spec);
+      log_verbose(
+          "{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, "
+          "optimise and write {:.3f} s",
+          p.in.path, result.hits, result.candidates.size(), result.harmonics_removed, seconds(p.t0, t1), search_s,
+          seconds(t2, Clock::now()));
+      const std::string accel_name = std::filesystem::path(p.in.root + "_" + p.plan.suffix()).filename().string();
+      sift_inputs.push_back(text.empty() ? SiftInput{p.in.inf.dm, {}}
+                                         : sift_input_from_accel_text(text, accel_name, p.in.inf.dm));
+      progress.update(++done);
+    }
+    pending.clear();
+  };
+  auto search_one = [&](AccelInput in) {
+    const auto t0 = Clock::now();
+    AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
     if (!searcher || searcher->problem().numbins != plan.problem.numbins ||
         searcher->problem().powcut != plan.problem.powcut || searcher->problem().rk_begin != plan.problem.rk_begin ||
         searcher->problem().rk_end != plan.problem.rk_end) {
+      flush();
+      searcher.reset();
       searcher = make_fdot_searcher(plan.problem, sopts, device);
       log_verbose("plan: r {}..{} bins ({:.3f}..{:.3f} Hz), z -{}..{}, {} harmonics, thresholds {}", plan.rlo, plan.rhi,
                   plan.rlo / plan.T_s, plan.rhi / plan.T_s, plan.problem.zmax, plan.problem.zmax, plan.problem.numharm,
                   fmt::join(plan.problem.powcut, " "));
       log_verbose("searcher: {}", searcher->describe());
-      log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device", static_cast<double>(searcher->host_bytes()) / 1048576.0,
-                  static_cast<double>(searcher->device_bytes()) / 1048576.0);
+      log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",
+                  static_cast<double>(searcher->host_bytes()) / 1048576.0,
+                  static_cast<double>(searcher->device_bytes()) / 1048576.0, batch);
     }
-    const PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
+    PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
     AccelCandidateList list = make_candidate_list(plan, in.from_fft);
-    const auto t1 = std::chrono::steady_clock::now();
-    searcher->search(spec.normalised, list);
-    const auto t2 = std::chrono::steady_clock::now();
-    const AccelResult result = finish_candidates(plan, list, spec);
-    const auto t3 = std::chrono::steady_clock::now();
-    const std::string text = write_outputs(in, plan, result, spec);
-    const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-    log_verbose(
-        "{}: {} hits, {} candidates ({} harmonics removed); read+prepare {:.3f} s, search {:.3f} s, "
-        "optimise {:.3f} s",
-        path, result.hits, result.candidates.size(), result.harmonics_removed, secs(t0, t1), secs(t1, t2),
-        secs(t2, t3));
-    const std::string accel_name = std::filesystem::path(in.root + "_" + plan.suffix()).filename().string();
-    sift_inputs.push_back(text.empty() ? SiftInput{in.inf.dm, {}}
-                                       : sift_input_from_accel_text(text, accel_name, in.inf.dm));
-    progress.update(++done);
+    pending.push_back({std::move(in), std::move(plan), std::move(spec), std::move(list), t0});
+    if (pending.size() >= batch) flush();
+  };
+  if (streaming) {
+    AccelStreamInput stream("-", o.out);
+    while (auto in = stream.next()) search_one(std::move(*in));
+  } else {
+    for (const std::string& path : o.inputs) search_one(read_accel_input(path));
   }
+  flush();
   progress.finish();
-  if (o.inputs.size() > 1 || o.sift_requested) {
+  if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
     const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
     write_text(o.out + ".csv", format_sift_csv(sifted));
     write_text(o.out + ".txt", format_sift_summary(sifted));

@@ -99,9 +99,13 @@ class CpuFdotSearcher final : public FdotSearcher {
 
   [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
 
-  void search(std::span<const std::complex<float>> spectrum, AccelHitSink& sink) override {
+  void search(std::span<const std::complex<float>> spectrum, const AccelPowerScale& scale,
+              AccelHitSink& sink) override {
     FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
                     "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
+    FASTPSR_EXPECTS(scale.rk_start.size() == scale.factor.size(), "accel: the power scale has {} starts for {} factors",
+                    scale.rk_start.size(), scale.factor.size());
+    scale_ = &scale;
     compute_plane(spectrum);
     harmonic_sums(sink);
   }
@@ -151,6 +155,7 @@ class CpuFdotSearcher final : public FdotSearcher {
       auto segf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
       auto prod = fftw_alloc<cf>(static_cast<std::size_t>(len_));
       auto corr = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      std::vector<float> factors(2 * static_cast<std::size_t>(use_ + 2));
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t s = 0; s < nseg_; ++s) {
         const std::int64_t o0 = o_lo_ + s * use_;
@@ -163,11 +168,14 @@ class CpuFdotSearcher final : public FdotSearcher {
         }
         fwd_->run(seg.get(), segf.get());
         const std::int64_t count = std::min<std::int64_t>(use_ + (nb_ == 1 ? 1 : 0), o_hi_ - o0);
+        // The power scale of this segment's rk, looked up once for all templates.
+        const std::int64_t rk0 = nb_ == 2 ? o0 : 2 * o0;
+        for (std::int64_t i = 0; i < (3 - nb_) * count; ++i) factors[static_cast<std::size_t>(i)] = scale_->at(rk0 + i);
         for (int zi = 0; zi < numz; ++zi) {
           const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
           multiply(segf.get(), k, prod.get());
           inv_->run(prod.get(), corr.get());
-          store_powers(zi, o0, corr.get(), count);
+          store_powers(zi, o0, corr.get(), count, factors.data());
         }
       }
     }
@@ -186,12 +194,13 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   // Writes the plane row zi from the correlations c[i] = C(o0 + i), i < count.
-  void store_powers(int zi, std::int64_t o0, const cf* c, std::int64_t count) {
+  // f[j] is the power scale at rk = rk0 + j (rk0 = o0 for fourier, 2 o0 for interbin).
+  void store_powers(int zi, std::int64_t o0, const cf* c, std::int64_t count, const float* f) {
     float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
     if (nb_ == 2) {
       for (std::int64_t i = 0; i < count; ++i) {
         const std::int64_t rk = o0 + i;
-        if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = std::norm(c[i]);
+        if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[i] * std::norm(c[i]);
       }
       return;
     }
@@ -199,9 +208,9 @@ class CpuFdotSearcher final : public FdotSearcher {
     const float quarter_pi = 0.785398163397448F;
     for (std::int64_t i = 0; i < count; ++i) {
       const std::int64_t rk = 2 * (o0 + i);
-      if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = std::norm(c[i]);
+      if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[2 * i] * std::norm(c[i]);
       if (i + 1 < count && rk + 1 >= plane_lo_ && rk + 1 < p_.rk_end) {
-        row[rk + 1 - plane_lo_] = std::norm(quarter_pi * (c[i] - c[i + 1]));
+        row[rk + 1 - plane_lo_] = f[2 * i + 1] * std::norm(quarter_pi * (c[i] - c[i + 1]));
       }
     }
   }
@@ -211,36 +220,44 @@ class CpuFdotSearcher final : public FdotSearcher {
     const int numz = p_.numz();
     const int stages = p_.stages();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    std::vector<std::vector<AccelHit>> per_thread(static_cast<std::size_t>(nthreads));
-    std::vector<AccelHit> hits;
-    // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same for
-    // all z rows (PRESTO's rinds), so it is computed once per chunk.
-    std::vector<std::vector<std::int32_t>> index;
-    for (int s = 1; s < stages; ++s) {
-      for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
-    }
-    for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += chunk) {
-      const std::int64_t b = std::min(a + chunk, p_.rk_end);
-      std::size_t t = 0;
-      for (int s = 1; s < stages; ++s) {
-        const int H = 1 << s;
-        for (int h = 1; h < H; h += 2, ++t) {
-          for (std::int64_t rk = a; rk < b; ++rk) {
-            index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
-          }
-        }
-      }
+    const std::int64_t nchunks = (p_.rk_end - p_.rk_begin + chunk - 1) / chunk;
+    // Threads take whole chunks (every z row of them), a group of chunks per parallel region;
+    // the hits then go to the sink in chunk order.
+    const std::int64_t group = 8 * static_cast<std::int64_t>(nthreads);
+    std::vector<std::vector<AccelHit>> chunk_hits(static_cast<std::size_t>(group));
+    for (std::int64_t g0 = 0; g0 < nchunks; g0 += group) {
+      const std::int64_t g1 = std::min(nchunks, g0 + group);
 #pragma omp parallel num_threads(nthreads)
       {
-        auto& mine = per_thread[static_cast<std::size_t>(omp_get_thread_num())];
-        mine.clear();
-        std::vector<float> sum(static_cast<std::size_t>(b - a));
-#pragma omp for schedule(dynamic, 4)
-        for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, mine);
+        std::vector<float> sum(static_cast<std::size_t>(chunk));
+        // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same
+        // for all z rows (PRESTO's rinds), so it is computed once per chunk.
+        std::vector<std::vector<std::int32_t>> index;
+        for (int s = 1; s < stages; ++s) {
+          for (int h = 1; h < (1 << s); h += 2) index.emplace_back(static_cast<std::size_t>(chunk));
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t c = g0; c < g1; ++c) {
+          const std::int64_t a = p_.rk_begin + c * chunk;
+          const std::int64_t b = std::min(a + chunk, p_.rk_end);
+          std::size_t t = 0;
+          for (int s = 1; s < stages; ++s) {
+            const int H = 1 << s;
+            for (int h = 1; h < H; h += 2, ++t) {
+              for (std::int64_t rk = a; rk < b; ++rk) {
+                index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
+              }
+            }
+          }
+          auto& out = chunk_hits[static_cast<std::size_t>(c - g0)];
+          out.clear();
+          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, out);
+        }
       }
-      hits.clear();
-      for (const auto& v : per_thread) hits.insert(hits.end(), v.begin(), v.end());
-      sink.consume(a, b, hits);
+      for (std::int64_t c = g0; c < g1; ++c) {
+        const std::int64_t a = p_.rk_begin + c * chunk;
+        sink.consume(a, std::min(a + chunk, p_.rk_end), chunk_hits[static_cast<std::size_t>(c - g0)]);
+      }
     }
   }
 
@@ -285,8 +302,9 @@ class CpuFdotSearcher final : public FdotSearcher {
   std::int64_t nseg_ = 0;
   std::unique_ptr<FftwPlan> fwd_;
   std::unique_ptr<FftwPlan> inv_;
-  std::vector<cf> kernels_;         // [zi][len]: conj(FFT(conj template)) / len
-  std::unique_ptr<float[]> plane_;  // [zi][rk - plane_lo]
+  std::vector<cf> kernels_;                 // [zi][len]: conj(FFT(conj template)) / len
+  const AccelPowerScale* scale_ = nullptr;  // of the spectrum being searched
+  std::unique_ptr<float[]> plane_;          // [zi][rk - plane_lo]
   std::size_t plane_size_ = 0;
 };
 

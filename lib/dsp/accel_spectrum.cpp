@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -219,58 +220,61 @@ PrestoBlocks presto_blocks(int zmax) {
   return b;
 }
 
-std::vector<std::complex<float>> normalise_for_search(std::span<const std::complex<float>> fft, AccelNorm norm,
-                                                      const PrestoBlocks& blocks, std::int64_t rlo, double nph) {
+SearchSpectrum normalise_for_search(std::span<const std::complex<float>> fft, AccelNorm norm,
+                                    const PrestoBlocks& blocks, std::int64_t rlo, double nph) {
   const auto n = static_cast<std::int64_t>(fft.size());
-  std::vector<cf> out(fft.begin(), fft.end());
+  SearchSpectrum out;
+  out.bins.assign(fft.begin(), fft.end());
   switch (norm) {
     case AccelNorm::none:
       break;
     case AccelNorm::photon: {
       const double scale = 1.0 / std::sqrt(nph > 0.0 ? nph : 1.0);
-      for (auto& v : out) v = scaled(v, scale);
+      for (auto& v : out.bins) v = scaled(v, scale);
       break;
     }
     case AccelNorm::block_median: {
       const std::int64_t step = blocks.rstep();
       const std::int64_t window = blocks.fftlen / 2;
       std::vector<float> pows(static_cast<std::size_t>(window));
-      // Block k covers [rlo + k*step, rlo + (k+1)*step); start with the block holding bin 0.
-      std::int64_t k = -((rlo + step - 1) / step);
-      for (std::int64_t start = rlo + k * step; start < n; start += step) {
+      auto add_block = [&](std::int64_t start) {
         for (std::int64_t i = 0; i < window; ++i) {
           const std::int64_t b = start - blocks.halfwidth + i;
           pows[static_cast<std::size_t>(i)] = b >= 0 && b < n ? power_of(fft[static_cast<std::size_t>(b)]) : 0.0F;
         }
         const double med = presto_median(pows);
-        const double scale = med > 0.0 ? 1.0 / std::sqrt(med / std::log(2.0)) : 0.0;
-        for (std::int64_t b = std::max<std::int64_t>(start, 0); b < std::min(start + step, n); ++b) {
-          out[static_cast<std::size_t>(b)] = scaled(fft[static_cast<std::size_t>(b)], scale);
-        }
+        out.scale_rk_start.push_back(2 * start);
+        out.scale.push_back(med > 0.0 ? static_cast<float>(std::log(2.0) / med) : 0.0F);
+      };
+      // PRESTO's in-memory search fills the plane below rlo from r = 8 first; what lies below
+      // its first block is never computed.
+      constexpr std::int64_t populate_from = 8;
+      out.scale_rk_start.push_back(std::numeric_limits<std::int64_t>::min());
+      out.scale.push_back(0.0F);
+      if (rlo > populate_from) {
+        for (std::int64_t start = populate_from; start < rlo; start += step) add_block(start);
       }
+      for (std::int64_t start = rlo; start < n; start += step) add_block(start);
       break;
     }
     case AccelNorm::local_power: {
       constexpr std::int64_t near = 6;
       constexpr std::int64_t far = 15;
+      FASTPSR_EXPECTS(n > 2 * far + 1, "local-power normalisation needs more than {} bins, got {}", 2 * far + 1, n);
       std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
       for (std::int64_t i = 0; i < n; ++i) {
         prefix[static_cast<std::size_t>(i + 1)] =
             prefix[static_cast<std::size_t>(i)] + static_cast<double>(power_of(fft[static_cast<std::size_t>(i)]));
       }
-      auto local = [&](std::int64_t i) {
+      for (std::int64_t i = 0; i < n; ++i) {
         // The 10 bins on each side from 6 to 15 away; near the ends, the value of the closest bin
         // that has both sides.
-        i = std::clamp(i, far, n - 1 - far);
-        const double lo = prefix[static_cast<std::size_t>(i - near + 1)] - prefix[static_cast<std::size_t>(i - far)];
-        const double hi = prefix[static_cast<std::size_t>(i + far + 1)] - prefix[static_cast<std::size_t>(i + near)];
-        return (lo + hi) / 20.0;
-      };
-      FASTPSR_EXPECTS(n > 2 * far + 1, "local-power normalisation needs more than {} bins, got {}", 2 * far + 1, n);
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double lp = local(i);
-        const double scale = lp > 0.0 ? 1.0 / std::sqrt(lp) : 0.0;
-        out[static_cast<std::size_t>(i)] = scaled(fft[static_cast<std::size_t>(i)], scale);
+        const std::int64_t c = std::clamp(i, far, n - 1 - far);
+        const double lo = prefix[static_cast<std::size_t>(c - near + 1)] - prefix[static_cast<std::size_t>(c - far)];
+        const double hi = prefix[static_cast<std::size_t>(c + far + 1)] - prefix[static_cast<std::size_t>(c + near)];
+        const double lp = (lo + hi) / 20.0;
+        out.bins[static_cast<std::size_t>(i)] =
+            scaled(fft[static_cast<std::size_t>(i)], lp > 0.0 ? 1.0 / std::sqrt(lp) : 0.0);
       }
       break;
     }

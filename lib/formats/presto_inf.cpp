@@ -34,6 +34,16 @@ double to_double(std::string_view v, std::string_view label, const std::string& 
   return d;
 }
 
+// Integer fields (MJD day, flags, channel count): a value outside int is a format error, not a
+// conversion with undefined behaviour.
+int to_int(std::string_view v, std::string_view label, const std::string& name) {
+  const double d = to_double(v, label, name);
+  if (!(d >= -2147483648.0 && d <= 2147483647.0)) {
+    throw Error(ErrorCode::format, fmt::format("'{}' is out of range ({})", strip(v), strip(label)), name);
+  }
+  return static_cast<int>(d);
+}
+
 }  // namespace
 
 std::string format_inf(const PrestoInf& d) {
@@ -117,10 +127,10 @@ PrestoInf parse_inf(std::string_view text, const std::string& name) {
       d.observer = value;
     } else if (is(" Epoch of observation")) {
       const auto dot = value.find('.');
-      d.mjd_i = static_cast<int>(to_double(value.substr(0, dot), label, name));
+      d.mjd_i = to_int(value.substr(0, dot), label, name);
       d.mjd_f = dot == std::string::npos ? 0.0 : to_double("0" + value.substr(dot), label, name);
     } else if (is(" Barycentered?")) {
-      d.bary = static_cast<int>(to_double(value, label, name));
+      d.bary = to_int(value, label, name);
     } else if (is(" Number of bins in the time series")) {
       d.N = to_double(value, label, name);
       have_n = true;
@@ -143,7 +153,7 @@ PrestoInf parse_inf(std::string_view text, const std::string& name) {
     } else if (is(" Total bandwidth")) {
       d.freqband = to_double(value, label, name);
     } else if (is(" Number of channels")) {
-      d.num_chan = static_cast<int>(to_double(value, label, name));
+      d.num_chan = to_int(value, label, name);
     } else if (is(" Channel bandwidth")) {
       d.chan_wid = to_double(value, label, name);
     } else if (is(" Data analyzed by")) {
@@ -152,13 +162,17 @@ PrestoInf parse_inf(std::string_view text, const std::string& name) {
   }
   if (!have_n) throw Error(ErrorCode::format, "no 'Number of bins in the time series' line: not a PRESTO .inf", name);
   if (!have_dt) throw Error(ErrorCode::format, "no 'Width of each time series bin' line: not a PRESTO .inf", name);
-  if (!(d.N > 0)) throw Error(ErrorCode::format, fmt::format("number of bins must be positive, got {}", d.N), name);
-  if (!(d.dt > 0)) throw Error(ErrorCode::format, fmt::format("bin width must be positive, got {}", d.dt), name);
+  // 2^53: beyond it a double no longer counts bins exactly (and no real series is that long).
+  if (!(d.N > 0 && d.N <= 9007199254740992.0)) {
+    throw Error(ErrorCode::format, fmt::format("number of bins must be positive, got {}", d.N), name);
+  }
+  if (!(d.dt > 0 && std::isfinite(d.dt))) {
+    throw Error(ErrorCode::format, fmt::format("bin width must be a positive number of seconds, got {}", d.dt), name);
+  }
   // Notes: drop the 4-space indent of the first line and the two newlines the writer adds.
   if (notes.starts_with("    ")) notes.erase(0, 4);
   while (notes.size() >= 2 && notes.ends_with("\n\n")) notes.pop_back();
   d.notes = notes;
-  if (d.band.empty() && !d.artificial()) d.band = "Radio";
   if (d.band.empty()) d.band = "Radio";
   return d;
 }
@@ -197,29 +211,58 @@ std::string presto_telescope_name(int id) {
     case 12: return "VLA";
     case 20: return "CHIME";
     case 21: return "FAST";
+    case 30: return "MWA";
     case 64: return "MeerKAT";
     case 65: return "KAT-7";
     default: return "Unknown";
   }
 }
 
-double presto_beam_fwhm_arcsec(int id, double centre_freq_mhz) {
-  // Dish diameters in metres as PRESTO uses them; 1.2 lambda / D, in arcsec.
-  double diameter = 0.0;
+std::string presto_backend_name(int id) {
   switch (id) {
-    case 1: diameter = 300.0; break;
-    case 4: diameter = 64.0; break;
-    case 5: diameter = 76.0; break;
-    case 6: diameter = 100.0; break;
-    case 7: diameter = 45.0; break;
-    case 8: diameter = 100.0; break;
-    case 10: diameter = 64.0; break;
-    case 21: diameter = 300.0; break;
-    case 64: diameter = 13.5; break;
-    default: return 0.0;
+    case 0: return "FAKE";
+    case 1: return "PSPM";
+    case 2: return "WAPP";
+    case 3: return "AOFTM";
+    case 4: return "BPP";
+    case 5: return "OOTY";
+    case 6: return "SCAMP";
+    case 7: return "SPIGOT";
+    case 11: return "BG/P";
+    case 12: return "PDEV";
+    case 20: return "CHIME+PSR";
+    case 30: return "MWA-VCS";
+    case 31: return "MWAX-VCS";
+    case 32: return "MWAX-RTB";
+    case 64: return "KAT";
+    case 65: return "KAT-DC2";
+    default: return "Unknown";
   }
-  const double lambda_m = 299792458.0 / (centre_freq_mhz * 1e6);
-  return 1.2 * lambda_m / diameter * (180.0 / M_PI) * 3600.0;
+}
+
+double presto_beam_fwhm_arcsec(int id, double centre_freq_mhz) {
+  // PRESTO's dish sizes (Arecibo: the illuminated 200 m); telescopes without one get its default
+  // beam of 1 degree. PRESTO computes the half width in float from a float frequency; doing the
+  // same keeps the printed "%.0f" identical.
+  double diameter_m = 0.0;
+  switch (id) {
+    case 1: diameter_m = 200.0; break;
+    case 3: diameter_m = 100.0; break;
+    case 4: diameter_m = 64.0; break;
+    case 5: diameter_m = 76.0; break;
+    case 6: diameter_m = 100.0; break;
+    case 8: diameter_m = 100.0; break;
+    case 20: diameter_m = 20.0; break;
+    case 21: diameter_m = 350.0; break;
+    default: return 3600.0;
+  }
+  constexpr double kSpeedOfLight = 299792458.0;
+  constexpr double kRadToDeg = 57.29577951308232087679815481410517033240547;
+  const auto freq = static_cast<float>(centre_freq_mhz);
+  const auto diam = static_cast<float>(diameter_m);
+  const auto half_width_arcsec = static_cast<float>(0.5 * 1.2 * kSpeedOfLight / (static_cast<double>(freq) * 1e6) /
+                                                    static_cast<double>(diam) * kRadToDeg * 3600.0);
+  return 2.0 / 3600.0 * static_cast<double>(half_width_arcsec) * 3600.0;
 }
 
 }  // namespace fastpsr

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -17,6 +19,9 @@ constexpr std::int32_t kMaxKeyLength = 80;
 constexpr std::int32_t kMaxValueLength = 4096;
 constexpr std::size_t kMaxWrittenString = 79;
 constexpr std::size_t kMaxFrequencyTable = 1 << 20;
+// One spectrum of more than 2^30 values (4 GiB as float) is no real file; refusing it keeps
+// every size computed from the header far from overflow.
+constexpr std::uint64_t kMaxValuesPerSample = std::uint64_t{1} << 30;
 
 struct KeyInfo {
   std::string_view name;
@@ -229,13 +234,70 @@ void validate_sigproc_header(const SigprocHeader& h, const std::string& name) {
   if (!(h.tsamp > 0.0) || !std::isfinite(h.tsamp)) {
     fail(fmt::format("tsamp must be a positive number of seconds, the header says {}", h.tsamp));
   }
-  if ((static_cast<std::int64_t>(h.nchans) * h.nifs * h.nbits) % 8 != 0) {
+  // Checked before the product below, which could otherwise overflow for absurd values.
+  const auto values_per_sample = static_cast<std::uint64_t>(h.nchans) * static_cast<std::uint64_t>(h.nifs);
+  if (values_per_sample > kMaxValuesPerSample) {
+    fail(fmt::format("nchans x nifs = {} x {} is absurd (more than {} values per sample)", h.nchans, h.nifs,
+                     kMaxValuesPerSample));
+  }
+  if ((values_per_sample * static_cast<std::uint64_t>(h.nbits)) % 8 != 0) {
     fail(fmt::format("nchans x nifs x nbits = {} x {} x {} is not a whole number of bytes per sample", h.nchans,
                      h.nifs, h.nbits));
   }
   if (!h.frequency_table.empty() && h.frequency_table.size() != static_cast<std::size_t>(h.nchans)) {
     fail(fmt::format("frequency table has {} entries for {} channels", h.frequency_table.size(), h.nchans));
   }
+}
+
+std::string sigproc_value_string(const SigprocHeader& hin, std::string_view key) {
+  SigprocHeader h = hin;  // the field accessors take non-const references
+  const KeyInfo* info = find_key(key);
+  if (info == nullptr || info->type == SigprocKeyType::marker) {
+    throw Error(ErrorCode::format, fmt::format("no SIGPROC header keyword '{}' with a single value", key));
+  }
+  switch (info->type) {
+    case SigprocKeyType::i32: return fmt::format("{}", *i32_field(h, key));
+    case SigprocKeyType::f64: return fmt::format("{}", *f64_field(h, key));
+    case SigprocKeyType::str: return *str_field(h, key);
+    case SigprocKeyType::i8: return fmt::format("{}", static_cast<int>(h.signed_flag));
+    case SigprocKeyType::i64: return fmt::format("{}", h.npuls);
+    case SigprocKeyType::marker: break;
+  }
+  return {};
+}
+
+void sigproc_set_value(SigprocHeader& h, std::string_view key, std::string_view text) {
+  const KeyInfo* info = find_key(key);
+  if (info == nullptr) throw Error(ErrorCode::invalid_argument, fmt::format("unknown SIGPROC header keyword '{}'", key));
+  auto bad = [&](const char* what) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("'{}' is not {} (for the header keyword {})", text, what, key));
+  };
+  auto whole_int = [&](std::int64_t lo, std::int64_t hi) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi) bad("a whole number in range");
+    return v;
+  };
+  switch (info->type) {
+    case SigprocKeyType::i32: *i32_field(h, key) = static_cast<std::int32_t>(whole_int(INT32_MIN, INT32_MAX)); break;
+    case SigprocKeyType::i8: h.signed_flag = static_cast<std::int8_t>(whole_int(-128, 127)); break;
+    case SigprocKeyType::i64: h.npuls = whole_int(INT64_MIN, INT64_MAX); break;
+    case SigprocKeyType::f64: {
+      const std::string s(text);
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) bad("a finite number");
+      *f64_field(h, key) = v;
+      break;
+    }
+    case SigprocKeyType::str:
+      if (text.empty() || text.size() > kMaxWrittenString) bad("a string of 1 to 79 characters");
+      *str_field(h, key) = std::string(text);
+      break;
+    case SigprocKeyType::marker:
+      throw Error(ErrorCode::invalid_argument, "the frequency table cannot be set from the command line");
+  }
+  h.add_key(key);
 }
 
 std::vector<std::uint8_t> encode_sigproc_header(const SigprocHeader& hin) {

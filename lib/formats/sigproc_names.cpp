@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Packed sky angles and the telescope/machine code tables of formats.md §1.4 and §1.7.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "fastpsr/error.hpp"
 #include "fastpsr/sigproc.hpp"
@@ -92,8 +95,26 @@ std::string sigproc_machine_name(int id) {
     case 82: return "loft-e";
     case 83: return "ROACH";
     case 88: return "AT-PAF";
-    default: return "????";
+    default: return "?????";
   }
+}
+
+int sigproc_telescope_id(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  while (!lower.empty() && lower.back() == ' ') lower.pop_back();
+  static const std::pair<const char*, int> kNames[] = {
+      {"fake", 0},   {"arecibo", 1}, {"ao", 1},        {"ooty", 2},    {"ort", 2},          {"nancay", 3},
+      {"parkes", 4}, {"pks", 4},     {"murriyang", 4}, {"jodrell", 5}, {"jodrell bank", 5}, {"jb", 5},
+      {"lovell", 5}, {"gbt", 6},     {"gb", 6},        {"gmrt", 7},    {"effelsberg", 8},   {"eff", 8},
+      {"140ft", 9},  {"ata", 9},     {"srt", 10},      {"lofar", 11},  {"vla", 12},         {"chime", 20},
+      {"fast", 21},  {"mwa", 30},    {"meerkat", 64},  {"kat-7", 65},  {"emerlin", 82},
+  };
+  for (const auto& [n, id] : kNames) {
+    if (lower == n) return id;
+  }
+  return -1;
 }
 
 }  // namespace fastpsr

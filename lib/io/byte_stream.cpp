@@ -131,6 +131,24 @@ class StdoutSink final : public FdSink {
   }
 };
 
+// A device or FIFO opened by name: written directly, closed on commit (where a failed flush of
+// the last bytes, e.g. ENOSPC on /dev/full, is still reported).
+class DeviceSink final : public FdSink {
+ public:
+  DeviceSink(int fd, std::string name) : FdSink(fd, std::move(name)) {}
+  ~DeviceSink() override {
+    if (!closed_) ::close(fd_);
+  }
+  void commit() override {
+    flush();
+    closed_ = true;
+    if (::close(fd_) != 0) throw Error(ErrorCode::io, "write failed: " + errno_text(errno), name());
+  }
+
+ private:
+  bool closed_ = false;
+};
+
 class AtomicFileSink final : public FdSink {
  public:
   AtomicFileSink(int fd, std::string final_path, std::string temp_path)
@@ -263,6 +281,15 @@ std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::
 
 std::unique_ptr<ByteSink> open_sink(const std::string& path) {
   if (path == "-") return std::make_unique<StdoutSink>();
+  // An existing target that is not a regular file (/dev/null, a FIFO, a terminal) is written in
+  // place: a temporary beside it and a rename would replace the device node or the pipe.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::io, "is a directory, not a file", path);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(ErrorCode::io, "cannot open for writing: " + errno_text(errno), path);
+    return std::make_unique<DeviceSink>(fd, path);
+  }
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::string leaf = ".";
@@ -270,7 +297,12 @@ std::unique_ptr<ByteSink> open_sink(const std::string& path) {
   std::string temp = (dir / leaf).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
-    throw Error(ErrorCode::io, fmt::format("cannot create output file: {}", errno_text(errno)), path);
+    const int err = errno;
+    if (err == ENOENT) {
+      throw Error(ErrorCode::io, fmt::format("cannot create output file: directory '{}' does not exist", dir.string()),
+                  path);
+    }
+    throw Error(ErrorCode::io, fmt::format("cannot create output file: {}", errno_text(err)), path);
   }
   // mkstemp creates 0600; give the file the mode an ordinary open() would (0666 less umask).
   static const mode_t umask_bits = [] {

@@ -45,64 +45,92 @@ void AccelCandidateList::insert_block_hits(std::vector<AccelHit>& hits) {
   });
   for (const AccelHit& h : hits) {
     const int numharm = 1 << h.stage;
-    const auto sigma = static_cast<float>(candidate_sigma(
-        static_cast<double>(h.power), numharm, static_cast<double>(s_.numindep[static_cast<std::size_t>(h.stage)])));
     const double r = (static_cast<double>(h.rk) * kAccelDr) / numharm;
     const double z = static_cast<double>(s_.problem.z_of(h.zi)) / numharm;
     const double w = static_cast<double>(-s_.problem.wmax + kAccelDw * h.wi) / numharm;
-    insert(h.power, sigma, numharm, r, z, w);
+    insert(h.power, h.stage, r, z, w);
   }
 }
 
-void AccelCandidateList::insert(float power, float sigma, int numharm, double rr, double zz, double ww) {
-  AccelCandidate fresh;
-  fresh.power = power;
-  fresh.sigma = sigma;
-  fresh.numharm = numharm;
-  fresh.r = rr;
-  fresh.z = zz;
-  fresh.w = ww;
+void AccelCandidateList::insert(float power, int stage, double rr, double zz, double ww) {
+  const int numharm = 1 << stage;
+  // sigma (a float, as PRESTO keeps it) only when a comparison needs it: a neighbour of the same
+  // stage with at least this power has at least this sigma, sigma being monotonic in power.
+  float sigma = -1.0F;
+  auto get_sigma = [&] {
+    if (sigma < 0.0F) {
+      sigma = static_cast<float>(candidate_sigma(static_cast<double>(power), numharm,
+                                                 static_cast<double>(s_.numindep[static_cast<std::size_t>(stage)])));
+    }
+    return sigma;
+  };
+  auto loses_to = [&](const AccelCandidate& c) {  // PRESTO: c.sigma < sigma
+    if (c.numharm == numharm && power <= c.power) return false;
+    return c.sigma < get_sigma();
+  };
+  auto fresh = [&] {
+    AccelCandidate c;
+    c.power = power;
+    c.sigma = get_sigma();
+    c.numharm = numharm;
+    c.r = rr;
+    c.z = zz;
+    c.w = ww;
+    return c;
+  };
   bool added = false;
   if (list_.empty()) {
-    list_.push_back(fresh);
+    list_.push_back(fresh());
     added = true;
   } else {
-    // PRESTO walks its r-ordered list to the first candidate with r >= rr (or the last one).
+    // PRESTO walks its r-ordered list to the first candidate with r >= rr (or to the last one);
+    // while the list is sorted, a binary search finds the same one.
     std::size_t t = 0;
-    while (t + 1 < list_.size() && list_[t].r < rr) ++t;
+    if (sorted_) {
+      t = static_cast<std::size_t>(std::lower_bound(list_.begin(), list_.end(), rr,
+                                                    [](const AccelCandidate& c, double v) { return c.r < v; }) -
+                                   list_.begin());
+      if (t == list_.size()) t = list_.size() - 1;
+    } else {
+      while (t + 1 < list_.size() && list_[t].r < rr) ++t;
+    }
     const bool has_prev = t > 0;
     const double next_diff = std::fabs(rr - list_[t].r);
     const double prev_diff = has_prev ? std::fabs(rr - list_[t - 1].r) : kClosestR + 1.0;
     if (prev_diff < kClosestR) {
-      if (list_[t - 1].sigma < sigma) {
-        list_[t - 1] = fresh;
+      if (loses_to(list_[t - 1])) {
+        list_[t - 1] = fresh();
         added = true;
       }
-      if (next_diff < kClosestR && list_[t].sigma < sigma) {
+      if (next_diff < kClosestR && loses_to(list_[t])) {
         if (added) {
           list_.erase(list_.begin() + static_cast<std::ptrdiff_t>(t));
         } else {
-          list_[t] = fresh;
+          list_[t] = fresh();
           added = true;
         }
       }
     } else if (next_diff < kClosestR) {
-      if (list_[t].sigma < sigma) {
-        list_[t] = fresh;
+      if (loses_to(list_[t])) {
+        list_[t] = fresh();
         added = true;
       }
     } else {
       added = true;
       if (t + 1 == list_.size() && list_[t].r < rr - kClosestR) {
-        list_.push_back(fresh);
+        list_.push_back(fresh());
       } else {
-        list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(t), fresh);
+        // PRESTO inserts before the candidate it stopped at, which is out of r order when that
+        // one lies exactly 15 bins below (then its linear walk is kept from here on).
+        if (list_[t].r < rr) sorted_ = false;
+        list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(t), fresh());
       }
     }
   }
   if (added && s_.keep_txtcand) {
     txtcand_ += fmt::format("{:<7.2f}  {:<7.4f}  {:<2d}  {:<14.4f}  {:<14.9f}  {:<10.4f} {:<10.4f}\n",
-                            static_cast<double>(power), static_cast<double>(sigma), numharm, rr, rr / s_.T_s, zz, ww);
+                            static_cast<double>(power), static_cast<double>(get_sigma()), numharm, rr, rr / s_.T_s, zz,
+                            ww);
   }
 }
 

@@ -38,9 +38,10 @@ int sub_z(int z, int h, int H) noexcept {
 }
 
 void FdotSearcher::search_batch(const std::complex<float>* spectra, std::size_t stride,
-                                std::span<AccelHitSink* const> sinks) {
+                                std::span<const AccelPowerScale> scales, std::span<AccelHitSink* const> sinks) {
+  FASTPSR_EXPECTS(scales.size() == sinks.size(), "search_batch: {} scales for {} spectra", scales.size(), sinks.size());
   const auto n = static_cast<std::size_t>(problem().numbins);
-  for (std::size_t b = 0; b < sinks.size(); ++b) search({spectra + b * stride, n}, *sinks[b]);
+  for (std::size_t b = 0; b < sinks.size(); ++b) search({spectra + b * stride, n}, scales[b], *sinks[b]);
 }
 
 void CollectingHitSink::consume(std::int64_t rk_lo, std::int64_t rk_hi, std::span<const AccelHit> more) {

@@ -69,7 +69,7 @@ PreparedSpectrum prepare_spectrum(std::vector<std::complex<float>> fft, const Ac
     if (from_time_series && c.norm != AccelNorm::photon) fft[0] = {1.0F, 1.0F};
   }
   if (!c.zaplist.empty()) out.zapped_bins = zap_birdies(fft, read_zaplist(c.zaplist, plan.T_s, c.baryv));
-  out.normalised = normalise_for_search(fft, c.norm, plan.blocks, static_cast<std::int64_t>(plan.rlo), out.nph);
+  out.search = normalise_for_search(fft, c.norm, plan.blocks, static_cast<std::int64_t>(plan.rlo), out.nph);
   out.cleaned = std::move(fft);
   return out;
 }

@@ -2,8 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -58,13 +59,24 @@ void finish_harmonics(SiftCandidate& c) {
 
 std::string dm_string(double dm) { return fmt::format("{:.2f}", dm); }
 
+// The first "DM<digits>.<two digits>" in a file name (sifting.py's DM(\d+\.\d{2})).
+std::optional<double> dm_from_name(const std::string& name) {
+  auto digit = [&](std::size_t i) { return i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0; };
+  for (std::size_t at = name.find("DM"); at != std::string::npos; at = name.find("DM", at + 1)) {
+    std::size_t i = at + 2;
+    while (digit(i)) ++i;
+    if (i > at + 2 && i < name.size() && name[i] == '.' && digit(i + 1) && digit(i + 2)) {
+      return std::stod(name.substr(at + 2, i + 3 - (at + 2)));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 SiftInput sift_input_from_accel_text(const std::string& text, const std::string& file, double dm) {
   SiftInput in;
-  std::smatch m;
-  static const std::regex dm_re(R"(DM(\d+\.\d{2}))");
-  in.dm = std::regex_search(file, m, dm_re) ? std::stod(m[1].str()) : dm;
+  in.dm = dm_from_name(file).value_or(dm);
   std::istringstream all(text);
   double numsamp = 0;
   double dt = 0;

@@ -26,7 +26,7 @@ std::complex<double> reference_z_response(double d, double z, int panels) {
 }
 
 std::vector<double> reference_plane(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p,
-                                    std::int64_t rk_lo, std::int64_t rk_hi) {
+                                    std::int64_t rk_lo, std::int64_t rk_hi, const AccelPowerScale& scale) {
   const auto nr = static_cast<std::size_t>(rk_hi - rk_lo);
   std::vector<double> plane(static_cast<std::size_t>(p.numz()) * nr);
   const auto n = static_cast<std::int64_t>(x.size());
@@ -56,18 +56,20 @@ std::vector<double> reference_plane(const std::vector<std::complex<float>>& x, c
       } else {
         c = 0.25 * std::acos(-1.0) * (amplitude(rk - 1) - amplitude(rk + 1));
       }
-      plane[static_cast<std::size_t>(zi) * nr + static_cast<std::size_t>(rk - rk_lo)] = std::norm(c);
+      plane[static_cast<std::size_t>(zi) * nr + static_cast<std::size_t>(rk - rk_lo)] =
+          static_cast<double>(scale.at(rk)) * std::norm(c);
     }
   }
   return plane;
 }
 
-std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p) {
+std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p,
+                                     const AccelPowerScale& scale) {
   const int H = p.numharm;
   const std::int64_t lo = sub_rk(p.rk_begin, 1, H);
   const std::int64_t hi = p.rk_end;
   const auto nr = static_cast<std::size_t>(hi - lo);
-  const auto plane = reference_plane(x, p, lo, hi);
+  const auto plane = reference_plane(x, p, lo, hi, scale);
   auto at = [&](std::int64_t rk, int zi) {
     return plane[static_cast<std::size_t>(zi) * nr + static_cast<std::size_t>(rk - lo)];
   };

@@ -17,9 +17,10 @@ std::complex<double> reference_z_response(double d, double z, int panels = 2000)
 
 /// P(rk, zi) of accel.hpp for rk in [rk_lo, rk_hi) and every zi: row-major [zi][rk - rk_lo].
 std::vector<double> reference_plane(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p,
-                                    std::int64_t rk_lo, std::int64_t rk_hi);
+                                    std::int64_t rk_lo, std::int64_t rk_hi, const AccelPowerScale& scale = {});
 
 /// Every hit of accel.hpp's definition, computed from reference_plane.
-std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p);
+std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p,
+                                     const AccelPowerScale& scale = {});
 
 }  // namespace fastpsr::test

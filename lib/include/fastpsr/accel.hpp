@@ -23,7 +23,9 @@
 ///
 /// Plane. The complex correlation C(rk, zi) = sum_k X_k conj(A_z(k - r)), summed over the bins k
 /// with -h(z) <= k - r <= h(z) - 1/2, where h(z) = template_halfwidth(z) (PRESTO's LOWACC
-/// z_resp_halfwidth: floor(0.55 |z|) + 16). The power is P(rk, zi) = |C(rk, zi)|^2.
+/// z_resp_halfwidth: floor(0.55 |z|) + 16). The power is P(rk, zi) = s(rk) |C(rk, zi)|^2, where
+/// s(rk) is the spectrum's AccelPowerScale (1 when it has none): PRESTO's block-median
+/// normalisation scales each correlation block by one factor, which is applied here to powers.
 ///  - AccelInterp::fourier (PRESTO's numbetween = 2): C is evaluated as above at every rk.
 ///  - AccelInterp::interbin (the FDAS paper): C is evaluated at even rk only (integer r); at odd
 ///    rk, C(rk) = (pi/4) (C(rk-1) - C(rk+1)).
@@ -38,6 +40,7 @@
 /// Hits. Every (stage, rk, zi) with rk in [rk_begin, rk_end) and S_s(rk, zi) > powcut[s]
 /// (strictly greater) is a hit. Backends differ only by float rounding: the CPU backend and the
 /// double-precision reference agree to a relative 1e-4 in P (tests/unit/accel).
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
@@ -91,6 +94,20 @@ int template_halfwidth(double z) noexcept;
 std::int64_t sub_rk(std::int64_t rk, int h, int H) noexcept;
 int sub_z(int z, int h, int H) noexcept;
 
+/// A piecewise-constant power scale: factor[i] applies to rk in [rk_start[i], rk_start[i+1])
+/// (the last to the end; rk before rk_start[0] takes factor[0]). rk_start increases. Empty spans
+/// mean 1 everywhere. Host memory.
+struct AccelPowerScale {
+  std::span<const std::int64_t> rk_start;
+  std::span<const float> factor;
+  [[nodiscard]] float at(std::int64_t rk) const noexcept {
+    if (factor.empty()) return 1.0F;
+    const auto it = std::upper_bound(rk_start.begin(), rk_start.end(), rk);
+    const auto i = it == rk_start.begin() ? 0 : (it - rk_start.begin()) - 1;
+    return factor[static_cast<std::size_t>(i)];
+  }
+};
+
 /// One hit: a grid point above its stage's threshold.
 struct AccelHit {
   std::int64_t rk = 0;     ///< half-bin index of the highest harmonic (r_H = rk/2)
@@ -125,15 +142,15 @@ class FdotSearcher {
  public:
   virtual ~FdotSearcher() = default;
   [[nodiscard]] virtual const AccelSearchProblem& problem() const noexcept = 0;
-  /// Searches one spectrum (problem().numbins complex values, host memory) and delivers all its
-  /// hits to `sink` (see AccelHitSink). Throws Error on a device failure; never allocates more
-  /// than workspace_bytes() on the device.
-  virtual void search(std::span<const std::complex<float>> spectrum, AccelHitSink& sink) = 0;
+  /// Searches one spectrum (problem().numbins complex values, host memory) with its power scale
+  /// and delivers all its hits to `sink` (see AccelHitSink). Throws Error on a device failure.
+  virtual void search(std::span<const std::complex<float>> spectrum, const AccelPowerScale& scale,
+                      AccelHitSink& sink) = 0;
   /// Searches `sinks.size()` spectra that lie `stride` complex values apart from `spectra`
-  /// (host memory); spectrum b's hits go to sinks[b]. GPU backends batch them; the default
-  /// loops over search().
+  /// (host memory), spectrum b with scales[b]; its hits go to sinks[b]. GPU backends batch them;
+  /// the default loops over search().
   virtual void search_batch(const std::complex<float>* spectra, std::size_t stride,
-                            std::span<AccelHitSink* const> sinks);
+                            std::span<const AccelPowerScale> scales, std::span<AccelHitSink* const> sinks);
   /// Plan, FFT length, launch shapes and memory, for -v.
   [[nodiscard]] virtual std::string describe() const = 0;
   [[nodiscard]] virtual std::size_t host_bytes() const noexcept = 0;

@@ -68,11 +68,12 @@ class AccelCandidateList final : public AccelHitSink {
 
  private:
   void insert_block_hits(std::vector<AccelHit>& hits);
-  void insert(float power, float sigma, int numharm, double r, double z, double w);
+  void insert(float power, int stage, double r, double z, double w);
   AccelCandidateSetup s_;
   std::vector<AccelCandidate> list_;
   std::vector<AccelHit> pending_;
   std::int64_t covered_ = -1;
+  bool sorted_ = true;  // the list is in r order (PRESTO's exact-15-bin insertion can break it)
   std::uint64_t hits_seen_ = 0;
   std::string txtcand_;
 };

@@ -57,10 +57,12 @@ AccelPlan make_accel_plan(const AccelConfig& config, std::int64_t numbins, doubl
 
 /// The spectrum as the search and the optimisation see it.
 struct PreparedSpectrum {
-  std::vector<std::complex<float>> cleaned;     ///< de-reddened and zapped (optimisation input)
-  std::vector<std::complex<float>> normalised;  ///< what the FdotSearcher gets
-  double nph = 0;                               ///< photon count (AccelNorm::photon), else 0
+  std::vector<std::complex<float>> cleaned;  ///< de-reddened and zapped (optimisation input)
+  SearchSpectrum search;                     ///< what the FdotSearcher gets
+  double nph = 0;                            ///< photon count (AccelNorm::photon), else 0
   std::int64_t zapped_bins = 0;
+  /// The power scale of `search`, viewing its factors.
+  [[nodiscard]] AccelPowerScale power_scale() const { return {search.scale_rk_start, search.scale}; }
 };
 /// Prepares a PRESTO-layout spectrum (bin 0 packed). `from_time_series`: the spectrum was just
 /// computed from a .dat/.tim, whose bin 0 PRESTO sets to (1, 1) after de-reddening.

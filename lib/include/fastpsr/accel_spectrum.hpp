@@ -60,12 +60,25 @@ struct PrestoBlocks {
 };
 PrestoBlocks presto_blocks(int zmax);
 
-/// The normalised spectrum the searcher works on. block_median: bins of each r block
-/// [rlo + k*rstep, rlo + (k+1)*rstep) (k any integer) are scaled by 1/sqrt(median/ln 2) of the
-/// fftlen/2 raw powers that PRESTO's block k reads (zeros beyond the spectrum); local_power: each
-/// bin by 1/sqrt of the mean power of the 20 bins 6..15 away on both sides; photon: by
-/// 1/sqrt(nph); none: copied. Bins whose normaliser is undefined (zero power) become 0.
-std::vector<std::complex<float>> normalise_for_search(std::span<const std::complex<float>> fft, AccelNorm norm,
-                                                      const PrestoBlocks& blocks, std::int64_t rlo, double nph);
+/// What the searcher gets: a spectrum and a power scale (accel.hpp).
+struct SearchSpectrum {
+  std::vector<std::complex<float>> bins;
+  std::vector<std::int64_t> scale_rk_start;  ///< where each factor starts (half bins)
+  std::vector<float> scale;                  ///< empty: no scaling
+};
+
+/// The spectrum and power scale the searcher works on.
+///  - block_median (PRESTO's default): the spectrum unchanged and one power factor per PRESTO r
+///    block: ln 2 / median of the fftlen/2 raw powers the block reads from r_block - halfwidth
+///    (zeros beyond the spectrum). PRESTO scales the block's whole correlation window by the
+///    square root of it, so scaling the block's powers is the same thing. The blocks are
+///    PRESTO's in-memory ones: from rlo in steps of rstep, and below rlo (where only
+///    sub-harmonics look) from r = 8 in the same steps; r below the first block is never
+///    computed by PRESTO and gets factor 0.
+///  - local_power: each bin scaled by 1/sqrt of the mean power of the 20 bins 6..15 away on
+///    both sides; photon: by 1/sqrt(nph); none: unchanged.
+/// A zero median or local power gives a zero factor.
+SearchSpectrum normalise_for_search(std::span<const std::complex<float>> fft, AccelNorm norm,
+                                    const PrestoBlocks& blocks, std::int64_t rlo, double nph);
 
 }  // namespace fastpsr

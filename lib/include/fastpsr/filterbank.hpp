@@ -10,11 +10,12 @@
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/sigproc.hpp"
+#include "fastpsr/spectra_source.hpp"
 
 namespace fastpsr {
 
 /// Reads the header, then whole samples (one sample = nifs x nchans values).
-class FilterbankReader {
+class FilterbankReader final : public SpectraSource {
  public:
   /// Parses and validates the header. For a file of known size the sample count is checked
   /// (no trailing partial sample, not shorter than `nsamples`).
@@ -22,20 +23,20 @@ class FilterbankReader {
   /// Opens `path` ("-" for stdin).
   static std::unique_ptr<FilterbankReader> open(const std::string& path);
 
-  [[nodiscard]] const SigprocHeader& header() const noexcept { return header_; }
-  [[nodiscard]] const std::string& name() const noexcept { return src_->name(); }
+  [[nodiscard]] const SigprocHeader& header() const noexcept override { return header_; }
+  [[nodiscard]] const std::string& name() const noexcept override { return src_->name(); }
   /// Samples in the file when its size is known; nullopt for pipes.
-  [[nodiscard]] std::optional<std::uint64_t> nsamples() const noexcept { return nsamples_; }
+  [[nodiscard]] std::optional<std::uint64_t> nsamples() const noexcept override { return nsamples_; }
   /// Samples handed out (or skipped) so far.
-  [[nodiscard]] std::uint64_t position() const noexcept { return position_; }
+  [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
 
   /// Reads up to n samples of packed bytes (n * bytes_per_sample) into dst; returns samples read.
   /// A pipe that ends inside a sample is an Error(format).
   std::size_t read_packed(std::uint8_t* dst, std::size_t n);
   /// Reads up to n samples unpacked to float (n * nifs * nchans values); returns samples read.
-  std::size_t read_float(float* dst, std::size_t n);
+  std::size_t read_float(float* dst, std::size_t n) override;
   /// Skips up to n samples; returns samples skipped.
-  std::uint64_t skip(std::uint64_t n);
+  std::uint64_t skip(std::uint64_t n) override;
 
  private:
   std::unique_ptr<ByteSource> src_;

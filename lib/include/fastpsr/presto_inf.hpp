@@ -57,7 +57,11 @@ std::string presto_root(const std::string& path);
 
 /// Telescope names as PRESTO spells them for SIGPROC telescope_id codes (formats.md §1.7).
 std::string presto_telescope_name(int telescope_id);
-/// Beam FWHM in arcsec as PRESTO puts in the .inf (1.2 lambda / D at the band centre).
+/// Backend names as PRESTO spells them for SIGPROC machine_id codes; "Unknown" for the others
+/// (PRESTO's table has no BPSR, code 10).
+std::string presto_backend_name(int machine_id);
+/// Beam FWHM in arcsec as PRESTO puts in the .inf: 1.2 lambda / D at the band centre for the
+/// dishes PRESTO knows, else its default of 1 degree (3600 arcsec).
 double presto_beam_fwhm_arcsec(int telescope_id, double centre_freq_mhz);
 
 }  // namespace fastpsr

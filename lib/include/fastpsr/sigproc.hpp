@@ -69,6 +69,14 @@ enum class SigprocKeyType { i32, f64, str, i8, i64, marker };
 /// The type of keyword `key`, or throws Error(format) for an unknown one.
 SigprocKeyType sigproc_key_type(std::string_view key);
 
+/// The value of keyword `key` as text: integers in decimal, doubles in the shortest form that
+/// reads back exactly, strings as they are. Error(format) for an unknown key or FREQUENCY_START.
+std::string sigproc_value_string(const SigprocHeader& h, std::string_view key);
+/// Sets keyword `key` from text, parsed as the key's type, and adds it to `keys` if absent.
+/// Error(invalid_argument) for an unknown key, FREQUENCY_START, a string outside 1-79
+/// characters, or text that is not a whole value of the type (e.g. "12x" for an int).
+void sigproc_set_value(SigprocHeader& h, std::string_view key, std::string_view text);
+
 /// Reads a header from the front of `src` and validates it (Error(format) naming the source and
 /// the byte offset on any problem). Leaves `src` at the first data byte.
 SigprocHeader read_sigproc_header(ByteSource& src);
@@ -103,5 +111,8 @@ double sigproc_angle_from_string(std::string_view text, bool is_ra);
 /// PRESTO's where PRESTO needs it, see presto_telescope_name).
 std::string sigproc_telescope_name(int telescope_id);
 std::string sigproc_machine_name(int machine_id);
+/// The telescope_id of a telescope name in SIGPROC's or PRESTO's spelling, or a common alias
+/// (case-insensitive: "Parkes", "PKS", "GBT", "Arecibo", "MeerKAT", ...); -1 when unknown.
+int sigproc_telescope_id(std::string_view name);
 
 }  // namespace fastpsr

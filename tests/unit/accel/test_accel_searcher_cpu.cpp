@@ -45,14 +45,14 @@ std::vector<std::complex<float>> noisy_spectrum(std::uint64_t seed, std::int64_t
 }
 
 void compare_with_reference(const AccelSearchProblem& p, const std::vector<std::complex<float>>& x,
-                            const AccelSearchOptions& o) {
+                            const AccelSearchOptions& o, const AccelPowerScale& scale = {}) {
   auto searcher = cpu::make_fdot_searcher(p, o);
   CollectingHitSink sink;
-  searcher->search(x, sink);
+  searcher->search(x, scale, sink);
   CHECK(sink.covered_begin == p.rk_begin);
   CHECK(sink.covered_end == p.rk_end);
   const auto got = by_key(sink.hits);
-  const auto want = by_key(test::reference_hits(x, p));
+  const auto want = by_key(test::reference_hits(x, p, scale));
   // Tolerance: float correlation against the double reference.
   auto close = [](float a, float b) { return std::fabs(a - b) <= 2e-4F * std::max(1.0F, std::fabs(b)); };
   int matched = 0;
@@ -86,11 +86,21 @@ TEST_CASE("accel cpu searcher: hits equal the double-precision reference (Fourie
   p.rk_end = 2 * 680;
   p.powcut = {9.0F, 14.0F, 22.0F};
   const auto x = noisy_spectrum(seed, p.numbins, 151.3, 5.1);
+  // A block power scale like PRESTO's block medians: factors around 1, blocks of 97 half bins.
+  std::mt19937_64 rng(seed + 1);
+  std::uniform_real_distribution<float> u(0.8F, 1.2F);
+  std::vector<float> factors(20);
+  std::vector<std::int64_t> starts(20);
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    factors[i] = u(rng);
+    starts[i] = -30 + 97 * static_cast<std::int64_t>(i);
+  }
+  const AccelPowerScale scale{starts, factors};
   for (int len : {0, 160}) {
     CAPTURE(len);
     AccelSearchOptions o;
     o.fft_len = len;
-    compare_with_reference(p, x, o);
+    compare_with_reference(p, x, o, len == 0 ? scale : AccelPowerScale{});
   }
 }
 
@@ -127,7 +137,7 @@ TEST_CASE("accel cpu searcher: the thread count does not change the hits") {
     AccelSearchOptions o;
     o.threads = threads;
     CollectingHitSink sink;
-    cpu::make_fdot_searcher(p, o)->search(x, sink);
+    cpu::make_fdot_searcher(p, o)->search(x, {}, sink);
     auto h = sink.hits;
     std::sort(h.begin(), h.end(), [](const AccelHit& a, const AccelHit& b) {
       return std::tie(a.stage, a.rk, a.zi) < std::tie(b.stage, b.rk, b.zi);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "fastpsr/accel.hpp"
 #include "fastpsr/accel_spectrum.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/presto_fft.hpp"
@@ -102,9 +103,12 @@ TEST_CASE("accel spectrum: normalised noise has mean power 1 under every normali
   const auto blocks = presto_blocks(50);
   for (AccelNorm norm : {AccelNorm::block_median, AccelNorm::local_power}) {
     const auto out = normalise_for_search(fft, norm, blocks, 10, 0.0);
+    const AccelPowerScale scale{out.scale_rk_start, out.scale};
     double mean = 0;
-    for (std::size_t k = 1000; k < out.size() - 1000; ++k) mean += double(std::norm(out[k]));
-    mean /= double(out.size() - 2000);
+    for (std::size_t k = 1000; k < out.bins.size() - 1000; ++k) {
+      mean += double(std::norm(out.bins[k]) * scale.at(2 * std::int64_t(k)));
+    }
+    mean /= double(out.bins.size() - 2000);
     CHECK(mean == doctest::Approx(1.0).epsilon(0.03));
   }
   auto red = fft;

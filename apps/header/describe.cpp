@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+#include "describe.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "fastpsr/dada.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/mjd.hpp"
+#include "fastpsr/presto_inf.hpp"
+#include "fastpsr/psrfits.hpp"
+#include "fastpsr/timeseries.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+// Data bytes after the header: from the size of a file, by reading to the end of a pipe.
+std::uint64_t data_bytes_after(ByteSource& src, std::uint64_t header_bytes) {
+  if (const auto size = src.size()) return *size >= header_bytes ? *size - header_bytes : 0;
+  return src.skip(std::numeric_limits<std::uint64_t>::max());
+}
+
+void describe_sigproc(FileDescription& d, ByteSource& src) {
+  d.header = read_sigproc_header(src);
+  d.telescope = sigproc_telescope_name(d.header.telescope_id);
+  d.machine = sigproc_machine_name(d.header.machine_id);
+  d.header_bytes = d.header.header_bytes;
+  d.data_bytes = data_bytes_after(src, d.header_bytes);
+  // The same checks as the data readers: no trailing partial sample, not shorter than nsamples.
+  d.nsamples = sigproc_nsamples_from_size(d.header, d.header_bytes + *d.data_bytes, src.name());
+}
+
+double packed_or_zero(const std::string& text, bool is_ra) {
+  try {
+    return text.empty() || text == "Unknown" ? 0.0 : sigproc_angle_from_string(text, is_ra);
+  } catch (const Error&) {
+    return 0.0;
+  }
+}
+
+void describe_presto(FileDescription& d, const std::string& path) {
+  if (path == "-")
+    throw Error(ErrorCode::unsupported, "a PRESTO file cannot be read from stdin: its .inf is found by name",
+                "<stdin>");
+  const std::string inf_path = d.format == FileFormat::presto_inf ? path : inf_path_for(path);
+  if (!std::filesystem::exists(inf_path)) {
+    throw Error(ErrorCode::io, fmt::format("missing .inf: expected '{}' beside it", inf_path), path);
+  }
+  const PrestoInf inf = read_inf(inf_path);
+  std::string data_path = path;
+  if (d.format == FileFormat::presto_inf) {
+    data_path.clear();
+    const std::string root = presto_root(path);
+    for (const char* suffix : {".dat", ".sdat"}) {
+      if (std::filesystem::exists(root + suffix)) {
+        data_path = root + suffix;
+        break;
+      }
+    }
+  }
+  const bool shorts = data_path.ends_with(".sdat");
+  const bool fft = d.format == FileFormat::presto_fft;
+  SigprocHeader& h = d.header;
+  h.keys = {"source_name", "src_raj", "src_dej", "data_type", "refdm", "fch1",
+            "nchans",      "nbits",   "tstart",  "tsamp",     "nifs"};
+  h.source_name = inf.object;
+  h.src_raj = packed_or_zero(inf.ra, true);
+  h.src_dej = packed_or_zero(inf.dec, false);
+  h.data_type = fft ? 5 : 2;
+  h.refdm = inf.dm;
+  h.fch1 = inf.freq + (inf.num_chan > 0 ? inf.num_chan - 1 : 0) * inf.chan_wid;
+  h.nchans = 1;
+  h.nbits = shorts ? 16 : 32;
+  h.tstart = inf.mjd_i + inf.mjd_f;
+  h.tsamp = inf.dt;
+  h.nifs = 1;
+  h.barycentric = inf.bary;
+  if (inf.bary != 0) h.add_key("barycentric");
+  d.telescope = inf.telescope;
+  d.machine = inf.instrument;
+  d.nsamples = static_cast<std::uint64_t>(inf.N);
+  if (!data_path.empty()) {
+    const auto size = std::filesystem::file_size(data_path);
+    d.data_bytes = size;
+    const std::uint64_t in_file = fft ? size / 8 * 2 : size / (shorts ? 2 : 4);
+    if (in_file != *d.nsamples) {
+      d.extra_lines.emplace_back("Samples in the data file",
+                                 fmt::format("{} (the .inf says {})", in_file, *d.nsamples));
+    }
+  }
+  auto extra = [&](std::string label, std::string value) {
+    d.extra_lines.emplace_back(std::move(label), std::move(value));
+  };
+  extra("Information file", inf_path);
+  if (!data_path.empty() && d.format == FileFormat::presto_inf) extra("Time series file", data_path);
+  extra("Data observed by", inf.observer);
+  extra("Barycentered", inf.bary != 0 ? "yes" : "no");
+  for (std::size_t i = 0; i < inf.onoff.size() && inf.breaks(); ++i) {
+    extra(fmt::format("On/Off bin pair {}", i + 1),
+          fmt::format("{:.0f}, {:.0f}", inf.onoff[i].first, inf.onoff[i].second));
+  }
+  extra("Type of observation", inf.band);
+  extra("Beam diameter (arcsec)", fmt::format("{:.0f}", inf.fov));
+  extra("Central freq of low channel (MHz)", fmt::format("{:.12g}", inf.freq));
+  extra("Total bandwidth (MHz)", fmt::format("{:.12g}", inf.freqband));
+  extra("Number of raw channels", fmt::format("{}", inf.num_chan));
+  extra("Raw channel bandwidth (MHz)", fmt::format("{:.12g}", inf.chan_wid));
+  extra("Data analyzed by", inf.analyzer);
+  std::string notes = inf.notes;
+  while (!notes.empty() && (notes.back() == '\n' || notes.back() == ' ')) notes.pop_back();
+  for (std::size_t p; (p = notes.find("\n    ")) != std::string::npos;) notes.replace(p, 5, " / ");
+  if (!notes.empty()) extra("Notes", notes);
+  d.details = {{"inf_file", inf_path},
+               {"data_file", data_path},
+               {"name", inf.name},
+               {"telescope", inf.telescope},
+               {"instrument", inf.instrument},
+               {"object", inf.object},
+               {"ra", inf.ra},
+               {"dec", inf.dec},
+               {"observer", inf.observer},
+               {"mjd_i", inf.mjd_i},
+               {"mjd_f", inf.mjd_f},
+               {"bary", inf.bary},
+               {"N", inf.N},
+               {"dt", inf.dt},
+               {"onoff", inf.onoff},
+               {"band", inf.band},
+               {"fov", inf.fov},
+               {"dm", inf.dm},
+               {"freq", inf.freq},
+               {"freqband", inf.freqband},
+               {"num_chan", inf.num_chan},
+               {"chan_wid", inf.chan_wid},
+               {"analyzer", inf.analyzer},
+               {"notes", inf.notes}};
+}
+
+void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
+  PsrfitsReader reader(std::move(src));
+  const PsrfitsInfo& f = reader.info();
+  d.header = reader.header();
+  d.telescope = f.telescope;
+  d.machine = f.backend;
+  d.header_bytes = f.table_offset;
+  d.data_bytes = static_cast<std::uint64_t>(f.nrows) * f.row_bytes;
+  d.nsamples = reader.nsamples();
+  auto extra = [&](std::string label, std::string value) {
+    d.extra_lines.emplace_back(std::move(label), std::move(value));
+  };
+  extra("Frontend", f.frontend);
+  extra("Project ID", f.project);
+  extra("Observer", f.observer);
+  extra("Date of observation", f.date_obs);
+  extra("Start (STT_IMJD/SMJD/OFFS)", fmt::format("{} {} {:.12g}", f.stt_imjd, f.stt_smjd_s, f.stt_offs_s));
+  extra("Polarisations", fmt::format("{}, {} ({})", f.npol, f.pol_type.empty() ? "?" : f.pol_type,
+                                     f.intensity_from == "AA+BB" ? "AA+BB summed" : "the first one used"));
+  extra("Rows x samples per row", fmt::format("{} x {}", f.nrows, f.nsblk));
+  extra("Zero offset", fmt::format("{:g}", f.zero_off));
+  extra("Signed integers", f.signed_ints ? "yes" : "no");
+  extra("Band flipped on reading", f.band_flipped ? "yes (DAT_FREQ increases)" : "no");
+  extra("Channel DM (on-line)", fmt::format("{:g}", f.chan_dm));
+  d.details = {{"telescope", f.telescope},
+               {"frontend", f.frontend},
+               {"backend", f.backend},
+               {"observer", f.observer},
+               {"project", f.project},
+               {"source", f.source},
+               {"ra", f.ra},
+               {"dec", f.dec},
+               {"obs_mode", f.obs_mode},
+               {"date_obs", f.date_obs},
+               {"fd_poln", f.fd_poln},
+               {"obsfreq", f.obsfreq_mhz},
+               {"obsbw", f.obsbw_mhz},
+               {"chan_dm", f.chan_dm},
+               {"stt_imjd", f.stt_imjd},
+               {"stt_smjd", f.stt_smjd_s},
+               {"stt_offs", f.stt_offs_s},
+               {"nbits", f.nbits},
+               {"nchan", f.nchan},
+               {"npol", f.npol},
+               {"pol_type", f.pol_type},
+               {"nsblk", f.nsblk},
+               {"nrows", f.nrows},
+               {"nstot", f.nstot},
+               {"tbin", f.tbin_s},
+               {"zero_off", f.zero_off},
+               {"signint", f.signed_ints},
+               {"chan_bw", f.chan_bw_mhz},
+               {"band_flipped", f.band_flipped},
+               {"first_row_offset_s", f.first_row_offset_s},
+               {"intensity_from", f.intensity_from}};
+}
+
+// UTC_START "YYYY-MM-DD-hh:mm:ss" as an MJD.
+std::optional<double> dada_utc_to_mjd(const std::string& s) {
+  int y = 0, mo = 0, dd = 0, hh = 0, mm = 0;
+  double ss = 0.0;
+  if (std::sscanf(s.c_str(), "%d-%d-%d-%d:%d:%lf", &y, &mo, &dd, &hh, &mm, &ss) != 6 || mo < 1 || mo > 12 || dd < 1 ||
+      dd > 31 || y < 1800 || y > 3000) {
+    return std::nullopt;
+  }
+  return static_cast<double>(mjd_of_calendar_date(y, mo, dd)) + (hh * 3600.0 + mm * 60.0 + ss) / 86400.0;
+}
+
+void describe_dada(FileDescription& d, ByteSource& src) {
+  const DadaHeader dh = read_dada_header(src);
+  const std::string& name = src.name();
+  SigprocHeader& h = d.header;
+  h.keys = {"source_name", "data_type", "fch1", "foff", "nchans", "nbits", "tstart", "tsamp", "nifs"};
+  h.source_name = dh.get("SOURCE").value_or("");
+  h.data_type = 0;
+  h.nchans = static_cast<std::int32_t>(dh.get_int_or("NCHAN", 1, name));
+  h.nbits = static_cast<std::int32_t>(dh.get_int_or("NBIT", 8, name));
+  h.nifs = static_cast<std::int32_t>(dh.get_int_or("NPOL", 1, name));
+  const long long ndim = dh.get_int_or("NDIM", 1, name);
+  h.tsamp = dh.get_double_or("TSAMP", 0.0, name) * 1e-6;
+  const double freq = dh.get_double_or("FREQ", 0.0, name);
+  const double bw = dh.get_double_or("BW", 0.0, name);
+  if (h.nchans <= 0 || h.nifs <= 0 || h.nbits <= 0 || ndim <= 0 || ndim > 4) {
+    throw Error(
+        ErrorCode::format,
+        fmt::format("DADA NCHAN {} NPOL {} NBIT {} NDIM {}: each must be positive", h.nchans, h.nifs, h.nbits, ndim),
+        name);
+  }
+  h.foff = bw / h.nchans;
+  h.fch1 = freq - bw / 2 + h.foff / 2;
+  const std::uint64_t bytes_per_sample = static_cast<std::uint64_t>(h.nchans) * static_cast<std::uint64_t>(h.nifs) *
+                                         static_cast<std::uint64_t>(ndim) * static_cast<std::uint64_t>(h.nbits) / 8;
+  double tstart = 0.0;
+  if (const auto mjd = dh.get("MJD_START")) {
+    tstart = std::strtod(mjd->c_str(), nullptr);
+  } else if (const auto utc = dh.get("UTC_START")) {
+    tstart = dada_utc_to_mjd(*utc).value_or(0.0);
+  }
+  const long long obs_offset = dh.get_int_or("OBS_OFFSET", 0, name);
+  if (bytes_per_sample > 0 && obs_offset > 0) {
+    tstart += static_cast<double>(static_cast<std::uint64_t>(obs_offset) / bytes_per_sample) * h.tsamp / 86400.0;
+  }
+  h.tstart = tstart;
+  d.telescope = dh.get("TELESCOPE").value_or("?");
+  d.machine = dh.get("INSTRUMENT").value_or("?");
+  d.header_bytes = dh.hdr_size;
+  d.data_bytes = data_bytes_after(src, d.header_bytes);
+  if (bytes_per_sample > 0) d.nsamples = *d.data_bytes / bytes_per_sample;
+  d.extra_lines.emplace_back("Components per sample (NDIM)",
+                             fmt::format("{} ({})", ndim, ndim == 2 ? "complex" : "real"));
+  for (const char* key : {"ORDER", "UTC_START", "OBS_OFFSET", "RECEIVER", "MODE"}) {
+    if (const auto v = dh.get(key)) d.extra_lines.emplace_back(key, *v);
+  }
+  d.details = nlohmann::json::object();
+  for (const auto& [k, v] : dh.entries) d.details[k] = v;
+}
+
+}  // namespace
+
+FileDescription describe_file(const std::string& path) {
+  FileDescription d;
+  d.path = path;
+  d.shown_name = path == "-" ? "stdin" : path;
+  auto src = open_source(path);
+  d.format = detect_format(*src);
+  switch (d.format) {
+    case FileFormat::sigproc_filterbank:
+    case FileFormat::sigproc_timeseries:
+      describe_sigproc(d, *src);
+      break;
+    case FileFormat::presto_dat:
+    case FileFormat::presto_sdat:
+    case FileFormat::presto_fft:
+    case FileFormat::presto_inf:
+      describe_presto(d, path);
+      break;
+    case FileFormat::psrfits:
+      describe_psrfits(d, std::move(src));
+      break;
+    case FileFormat::dada:
+      describe_dada(d, *src);
+      break;
+    case FileFormat::guppi_raw:
+      throw Error(ErrorCode::unsupported, "GUPPI RAW voltages: header does not read this format (ppf does)", path);
+    case FileFormat::unknown:
+      break;
+  }
+  return d;
+}
+
+}  // namespace fastpsr::app

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// The .inf PRESTO writes for a time series made from a SIGPROC filterbank (formats.md §3.4), value
+// for value: PRESTO's spectra_info_to_inf after its SIGPROC reader, with -nobary.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "fastpsr/error.hpp"
+#include "fastpsr/mjd.hpp"
+#include "fastpsr/timeseries.hpp"
+
+namespace fastpsr {
+namespace {
+
+constexpr double kRadToDeg = 57.29577951308232087679815481410517033240547246656;
+constexpr double kSecondsOfTimeToRad = 7.272205216643039903848712e-5;  // ERFA_DS2R
+constexpr double kArcsecToRad = 4.848136811095359935899141e-6;         // ERFA_DAS2R
+
+struct Sexagesimal {
+  int major = 0;  // hours or degrees, carrying the sign unless it is 0
+  int minute = 0;
+  double second = 0.0;
+};
+
+// PRESTO splits the packed SIGPROC angle with floor, converts it to degrees (through ERFA's
+// tf2a/af2a) and back with hours2hms/deg2dms. The round trip can move the last printed digit,
+// so it is done the same way here.
+Sexagesimal split_packed(double packed) {
+  Sexagesimal s;
+  const double a = std::fabs(packed);
+  s.major = static_cast<int>(std::floor(a / 10000.0));
+  s.minute = static_cast<int>(std::floor((a - s.major * 10000.0) / 100.0));
+  s.second = a - s.major * 10000.0 - s.minute * 100.0;
+  return s;
+}
+
+Sexagesimal split_decimal(double value) {
+  const int sign = value < 0.0 ? -1 : 1;
+  Sexagesimal s;
+  s.major = static_cast<int>(std::floor(std::fabs(value)));
+  const double minutes = (std::fabs(value) - s.major) * 60.0;
+  s.minute = static_cast<int>(std::floor(minutes));
+  s.second = (minutes - s.minute) * 60.0;
+  s.major *= sign;
+  if (s.major == 0) {
+    s.minute *= sign;
+    s.second *= sign;
+  }
+  return s;
+}
+
+std::string presto_angle_string(const Sexagesimal& s) {
+  const bool lead_minus = s.major == 0 && (s.minute < 0 || s.second < 0.0);
+  return fmt::format("{}{}:{:02d}:{}", lead_minus ? "-" : "",
+                     s.major < 0 ? fmt::format("-{:02d}", -s.major) : fmt::format("{:02d}", s.major),
+                     std::abs(s.minute), fmt::format("{:07.4f}", std::fabs(s.second)));
+}
+
+bool plausible_angle(double packed) { return std::isfinite(packed) && std::fabs(packed) < 1e7; }
+
+std::string presto_ra_string(double src_raj) {
+  if (!plausible_angle(src_raj)) return "Unknown";
+  const Sexagesimal p = split_packed(src_raj);
+  const double rad = (60.0 * (60.0 * p.major + p.minute) + p.second) * kSecondsOfTimeToRad;
+  return presto_angle_string(split_decimal(rad * kRadToDeg / 15.0));
+}
+
+std::string presto_dec_string(double src_dej) {
+  if (!plausible_angle(src_dej)) return "Unknown";
+  const Sexagesimal p = split_packed(src_dej);
+  const double sign = src_dej < 0.0 ? -1.0 : 1.0;
+  const double rad = sign * (60.0 * (60.0 * p.major + p.minute) + p.second) * kArcsecToRad;
+  return presto_angle_string(split_decimal(rad * kRadToDeg));
+}
+
+std::string login_name() {
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
+  if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return user;
+  return "Unknown";
+}
+
+}  // namespace
+
+PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
+  FASTPSR_EXPECTS(r.nsamples > 0, "a time series needs at least one sample");
+  FASTPSR_EXPECTS(r.valid_samples <= r.nsamples, "valid samples ({}) exceed the series length ({})", r.valid_samples,
+                  r.nsamples);
+  PrestoInf d;
+  d.name = r.name;
+  d.telescope = presto_telescope_name(h.telescope_id);
+  d.instrument = presto_backend_name(h.machine_id);
+  d.object = h.source_name;
+  d.ra = presto_ra_string(h.src_raj);
+  d.dec = presto_dec_string(h.src_dej);
+  d.observer = "unset";
+  const double day = std::floor(h.tstart);
+  d.mjd_i = static_cast<int>(day);
+  d.mjd_f = h.tstart - day;
+  d.bary = 0;
+  d.N = static_cast<double>(r.nsamples);
+  d.dt = r.tsamp_s > 0.0 ? r.tsamp_s : h.tsamp;
+  if (r.valid_samples > 0 && r.valid_samples < r.nsamples) {
+    d.onoff = {{0.0, static_cast<double>(r.valid_samples) - 1.0},
+               {static_cast<double>(r.nsamples) - 1.0, static_cast<double>(r.nsamples) - 1.0}};
+  }
+  d.band = "Radio";
+  // PRESTO assumes foff < 0 (fch1 the highest channel); the lowest centre is right either way.
+  const double df = std::fabs(h.foff);
+  const double lowest = h.foff < 0.0 ? h.fch1 - (h.nchans - 1) * df : h.fch1;
+  d.freq = lowest;
+  d.chan_wid = df;
+  d.freqband = h.nchans * df;
+  d.num_chan = h.nchans;
+  const double centre = lowest - 0.5 * df + 0.5 * d.freqband;
+  d.fov = presto_beam_fwhm_arcsec(h.telescope_id, centre);
+  d.dm = r.dm;
+  d.analyzer = r.analyzer.empty() ? login_name() : r.analyzer;
+  const std::string polns = h.nifs > 1
+                                ? fmt::format("{} polns were not summed.  Samples have {} bits.", h.nifs, h.nbits)
+                                : fmt::format("2 polns were summed.  Samples have {} bits.", h.nbits);
+  d.notes = fmt::format("Project ID unset, Date: {}.\n    {}\n", presto_date_string(h.tstart), polns);
+  return d;
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/psrfits.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "fastpsr/error.hpp"
+#include "fastpsr/log.hpp"
+
+namespace fastpsr {
+namespace {
+
+// A row wider than this, or a decoded row of more values, is no real file.
+constexpr std::uint64_t kMaxRowBytes = std::uint64_t{1} << 31;
+constexpr std::uint64_t kMaxRowValues = std::uint64_t{1} << 28;
+
+const FitsColumn* find_column(const std::vector<FitsColumn>& cols, std::string_view name) {
+  for (const auto& c : cols) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// Reads `count` values of column `c` of a row as double (D or E columns).
+std::vector<double> column_reals(const std::vector<std::uint8_t>& row, const FitsColumn& c, std::size_t count) {
+  std::vector<double> v(count);
+  fits_read_reals(row.data() + c.offset, c.type, count, v.data());
+  return v;
+}
+
+// Raw sample k of a row's DATA (flattened [sample][pol][chan]) as a number, before scaling.
+// Sub-byte samples: earliest sample in the most significant bits (PSRFITS, opposite of SIGPROC).
+template <int Bits>
+struct RawSample {
+  static float get(const std::uint8_t* data, std::size_t k, bool is_signed, [[maybe_unused]] const FitsColumn& column) {
+    if constexpr (Bits < 8) {
+      constexpr std::size_t per_byte = 8 / Bits;
+      const unsigned shift = 8 - Bits - static_cast<unsigned>(k % per_byte) * Bits;
+      return static_cast<float>((data[k / per_byte] >> shift) & ((1U << Bits) - 1U));
+    } else if constexpr (Bits == 8) {
+      return is_signed ? static_cast<float>(static_cast<std::int8_t>(data[k])) : static_cast<float>(data[k]);
+    } else if constexpr (Bits == 16) {
+      // FITS 'I' is signed; TZERO = 32768 marks unsigned data (physical = stored x TSCAL + TZERO).
+      const auto u = static_cast<std::uint16_t>((data[2 * k] << 8) | data[2 * k + 1]);
+      return static_cast<float>(static_cast<double>(static_cast<std::int16_t>(u)) * column.scale + column.zero);
+    } else {
+      std::uint32_t u = 0;
+      for (int i = 0; i < 4; ++i) u = (u << 8) | data[4 * k + static_cast<std::size_t>(i)];
+      return std::bit_cast<float>(u);
+    }
+  }
+};
+
+}  // namespace
+
+PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(src)) {
+  const std::string& name = src_->name();
+  auto fail = [&](ErrorCode code, const std::string& what) { throw Error(code, what, name); };
+
+  const FitsHeader primary = read_fits_header(*src_);
+  if (primary.text("FITSTYPE").value_or("") != "PSRFITS")
+    fail(ErrorCode::format, "not PSRFITS: no FITSTYPE = 'PSRFITS'");
+  info_.obs_mode = primary.text("OBS_MODE").value_or("");
+  if (info_.obs_mode != "SEARCH" && info_.obs_mode != "SRCH") {
+    fail(ErrorCode::unsupported,
+         fmt::format("OBS_MODE is '{}': only search-mode PSRFITS (SEARCH) holds spectra to read", info_.obs_mode));
+  }
+  info_.telescope = primary.text("TELESCOP").value_or("");
+  info_.frontend = primary.text("FRONTEND").value_or("");
+  info_.backend = primary.text("BACKEND").value_or("");
+  info_.observer = primary.text("OBSERVER").value_or("");
+  info_.project = primary.text("PROJID").value_or("");
+  info_.source = primary.text("SRC_NAME").value_or("");
+  info_.ra = primary.text("RA").value_or("");
+  info_.dec = primary.text("DEC").value_or("");
+  info_.date_obs = primary.text("DATE-OBS").value_or("");
+  info_.fd_poln = primary.text("FD_POLN").value_or("");
+  info_.obsfreq_mhz = primary.number("OBSFREQ").value_or(0.0);
+  info_.obsbw_mhz = primary.number("OBSBW").value_or(0.0);
+  info_.chan_dm = primary.number("CHAN_DM").value_or(0.0);
+  const auto imjd = primary.integer("STT_IMJD");
+  const auto smjd = primary.number("STT_SMJD");
+  if (!imjd || !smjd) fail(ErrorCode::format, "primary header lacks the start time STT_IMJD / STT_SMJD");
+  info_.stt_imjd = *imjd;
+  info_.stt_smjd_s = *smjd;
+  info_.stt_offs_s = primary.number("STT_OFFS").value_or(0.0);
+  const double be_delay_s = primary.number("BE_DELAY").value_or(0.0);
+  src_->skip(primary.data_bytes_padded(name));
+
+  // Walk the extensions to SUBINT (the data come in order, so this also works on a pipe).
+  FitsHeader sub;
+  for (;;) {
+    if (src_->peek(1).empty()) fail(ErrorCode::format, "no SUBINT table in the file");
+    FitsHeader h = read_fits_header(*src_);
+    if (h.text("EXTNAME").value_or("") == "SUBINT") {
+      sub = std::move(h);
+      break;
+    }
+    const std::uint64_t skip = h.data_bytes_padded(name);
+    if (src_->skip(skip) != skip) fail(ErrorCode::format, "file ends inside an extension before the SUBINT table");
+  }
+
+  auto required_int = [&](const char* key, std::int64_t lo, std::int64_t hi) {
+    const auto v = sub.integer(key);
+    if (!v || *v < lo || *v > hi) {
+      fail(ErrorCode::format, fmt::format("SUBINT {} missing or out of range ({} to {})", key, lo, hi));
+    }
+    return *v;
+  };
+  info_.nbits = static_cast<int>(required_int("NBITS", 1, 32));
+  info_.nchan = static_cast<int>(required_int("NCHAN", 1, 1 << 24));
+  info_.npol = static_cast<int>(required_int("NPOL", 1, 4));
+  info_.nsblk = static_cast<int>(required_int("NSBLK", 1, 1 << 24));
+  info_.nrows = required_int("NAXIS2", 0, std::int64_t{1} << 40);
+  info_.nstot = sub.integer("NSTOT").value_or(0);
+  info_.nsuboffs = sub.integer("NSUBOFFS").value_or(0);
+  info_.tbin_s = sub.number("TBIN").value_or(0.0);
+  info_.zero_off = std::fabs(sub.number("ZERO_OFF").value_or(0.0));  // PRESTO uses |ZERO_OFF|
+  info_.signed_ints = sub.integer("SIGNINT").value_or(0) == 1;
+  info_.chan_bw_mhz = sub.number("CHAN_BW").value_or(0.0);
+  info_.pol_type = sub.text("POL_TYPE").value_or("");
+  switch (info_.nbits) {
+    case 1:
+    case 2:
+    case 4:
+    case 8:
+    case 16:
+    case 32:
+      break;
+    default:
+      fail(ErrorCode::unsupported, fmt::format("NBITS {} (1, 2, 4, 8, 16 or 32 expected)", info_.nbits));
+  }
+  if (!(info_.tbin_s > 0.0) || !std::isfinite(info_.tbin_s)) {
+    fail(ErrorCode::format, fmt::format("TBIN must be a positive number of seconds, the header says {}", info_.tbin_s));
+  }
+  if (info_.npol == 1 || info_.pol_type == "AA+BB" || info_.pol_type == "INTEN" || info_.pol_type == "IQUV") {
+    info_.intensity_from = "first";  // already intensity, or Stokes I first
+  } else if (info_.pol_type == "AABB" || info_.pol_type == "AABBCRCI") {
+    info_.intensity_from = "AA+BB";
+  } else {
+    fail(ErrorCode::unsupported,
+         fmt::format("POL_TYPE '{}' with {} polarisations: cannot form total intensity", info_.pol_type, info_.npol));
+  }
+
+  columns_ = fits_table_columns(sub, name);
+  row_bytes_ = static_cast<std::uint64_t>(sub.integer("NAXIS1").value_or(0));
+  if (row_bytes_ > kMaxRowBytes) fail(ErrorCode::format, fmt::format("SUBINT rows of {} bytes are absurd", row_bytes_));
+  data_col_ = find_column(columns_, "DATA");
+  freq_col_ = find_column(columns_, "DAT_FREQ");
+  wts_col_ = find_column(columns_, "DAT_WTS");
+  offs_col_ = find_column(columns_, "DAT_OFFS");
+  scl_col_ = find_column(columns_, "DAT_SCL");
+  if (data_col_ == nullptr || freq_col_ == nullptr) fail(ErrorCode::format, "SUBINT table lacks DATA or DAT_FREQ");
+  const auto nchan = static_cast<std::uint64_t>(info_.nchan);
+  const auto npol = static_cast<std::uint64_t>(info_.npol);
+  const auto nsblk = static_cast<std::uint64_t>(info_.nsblk);
+  if (nsblk * nchan > kMaxRowValues) fail(ErrorCode::format, "NSBLK x NCHAN is absurd");
+  const std::uint64_t data_bytes = nsblk * npol * nchan * static_cast<std::uint64_t>(info_.nbits) / 8;
+  const char want_type = info_.nbits <= 8 ? 'B' : (info_.nbits == 16 ? 'I' : 'E');
+  if (data_col_->type != want_type || data_col_->bytes != data_bytes) {
+    fail(ErrorCode::format,
+         fmt::format("DATA column is {}{} ({} bytes); NSBLK x NPOL x NCHAN x NBITS needs {} bytes of {}",
+                     data_col_->repeat, data_col_->type, data_col_->bytes, data_bytes, want_type));
+  }
+  auto check_reals = [&](const FitsColumn* c, const char* what, std::initializer_list<std::uint64_t> counts) {
+    if (c == nullptr) return;
+    const bool count_ok = std::find(counts.begin(), counts.end(), c->repeat) != counts.end();
+    if ((c->type != 'D' && c->type != 'E') || !count_ok) {
+      fail(ErrorCode::format, fmt::format("{} column is {}{}, which does not fit NCHAN {} and NPOL {}", what, c->repeat,
+                                          c->type, nchan, npol));
+    }
+  };
+  check_reals(freq_col_, "DAT_FREQ", {nchan});
+  check_reals(wts_col_, "DAT_WTS", {nchan});
+  check_reals(offs_col_, "DAT_OFFS", {nchan * npol, nchan});
+  check_reals(scl_col_, "DAT_SCL", {nchan * npol, nchan});
+  if (data_col_->type == 'B' && info_.nbits == 8 && data_col_->zero == -128.0) info_.signed_ints = true;
+
+  nsamples_ = static_cast<std::uint64_t>(info_.nrows) * nsblk;
+  if (info_.nstot > 0) nsamples_ = std::min(nsamples_, static_cast<std::uint64_t>(info_.nstot));
+  if (const auto size = src_->size()) {
+    const std::uint64_t table = static_cast<std::uint64_t>(info_.nrows) * row_bytes_;
+    if (src_->position() + table > *size) {
+      fail(ErrorCode::format,
+           fmt::format("truncated: the SUBINT table needs {} bytes, the file has {} after its header", table,
+                       *size - std::min(*size, src_->position())));
+    }
+  }
+  info_.table_offset = src_->position();
+  info_.row_bytes = row_bytes_;
+  row_.resize(static_cast<std::size_t>(row_bytes_));
+  values_.resize(static_cast<std::size_t>(nsblk * nchan));
+  if (info_.nrows == 0) fail(ErrorCode::format, "SUBINT table has no rows");
+  load_row();
+
+  // Frequencies and start time from row 0.
+  info_.dat_freq_mhz = column_reals(row_, *freq_col_, info_.nchan);
+  const auto& f = info_.dat_freq_mhz;
+  info_.band_flipped = info_.nchan > 1 && f.back() > f.front();
+  double step = info_.nchan > 1 ? std::fabs(f.back() - f.front()) / (info_.nchan - 1) : std::fabs(info_.chan_bw_mhz);
+  std::int64_t start_row = info_.nsuboffs;
+  const FitsColumn* offs_sub = find_column(columns_, "OFFS_SUB");
+  const FitsColumn* index_col = find_column(columns_, "INDEXVAL");
+  const double row_seconds = info_.nsblk * info_.tbin_s;
+  if (offs_sub != nullptr && offs_sub->type == 'D') {
+    const double v = column_reals(row_, *offs_sub, 1)[0];
+    if (v != 0.0 && std::isfinite(v) && std::fabs(v) < 1e9) {
+      start_row = static_cast<std::int64_t>((v - 0.5 * row_seconds) / row_seconds + 1e-7);
+    } else if (index_col != nullptr && index_col->type == 'D') {
+      const double idx = column_reals(row_, *index_col, 1)[0];
+      if (std::isfinite(idx) && std::fabs(idx) < 1e9) start_row = static_cast<std::int64_t>(idx + 1e-7 - 1.0);
+    }
+  }
+  info_.first_row_offset_s = static_cast<double>(start_row) * row_seconds;
+
+  header_.keys = {"source_name", "machine_id", "telescope_id", "src_raj", "src_dej", "data_type", "fch1",
+                  "foff",        "nchans",     "nbits",        "tstart",  "tsamp",   "nifs"};
+  header_.source_name = info_.source.substr(0, 79);
+  header_.machine_id = 0;
+  header_.telescope_id = std::max(0, sigproc_telescope_id(info_.telescope));
+  try {
+    header_.src_raj = info_.ra.empty() ? 0.0 : sigproc_angle_from_string(info_.ra, true);
+    header_.src_dej = info_.dec.empty() ? 0.0 : sigproc_angle_from_string(info_.dec, false);
+  } catch (const Error&) {
+    log_warning("{}: cannot read RA '{}' / DEC '{}'; position left out", name, info_.ra, info_.dec);
+    header_.src_raj = header_.src_dej = 0.0;
+  }
+  header_.data_type = 1;
+  header_.fch1 = info_.band_flipped ? f.back() : f.front();
+  header_.foff = -step;
+  header_.nchans = info_.nchan;
+  header_.nbits = info_.nbits;
+  header_.nifs = 1;
+  header_.tsamp = info_.tbin_s;
+  header_.tstart = static_cast<double>(info_.stt_imjd) +
+                   (info_.stt_smjd_s + info_.stt_offs_s + be_delay_s + info_.first_row_offset_s) / 86400.0;
+  if (header_.source_name.empty()) header_.remove_key("source_name");
+}
+
+std::unique_ptr<PsrfitsReader> PsrfitsReader::open(const std::string& path) {
+  return std::make_unique<PsrfitsReader>(open_source(path));
+}
+
+void PsrfitsReader::load_row() {
+  try {
+    src_->read_exact(row_.data(), row_.size(), "SUBINT row");
+  } catch (const Error& e) {
+    throw Error(ErrorCode::format,
+                fmt::format("row {} of {} is cut short ({})", rows_loaded_ + 1, info_.nrows, e.what()), src_->name());
+  }
+  const auto nsblk = static_cast<std::uint64_t>(info_.nsblk);
+  const std::uint64_t before = static_cast<std::uint64_t>(rows_loaded_) * nsblk;
+  ++rows_loaded_;
+  row_pos_ = 0;
+  row_valid_ = static_cast<std::size_t>(nsamples_ > before ? std::min(nsblk, nsamples_ - before) : 0);
+  decode_row();
+}
+
+void PsrfitsReader::decode_row() {
+  const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
+  const std::size_t npol = static_cast<std::size_t>(info_.npol);
+  const std::size_t pols_used = info_.intensity_from == "AA+BB" ? 2 : 1;
+  // Per (pol, chan) scale and offset, and per-chan weight; absent columns mean 1, 0, 1.
+  std::vector<double> scl(npol * nchan, 1.0);
+  std::vector<double> offs(npol * nchan, 0.0);
+  std::vector<double> wts(nchan, 1.0);
+  auto load = [&](const FitsColumn* c, std::vector<double>& dst) {
+    if (c == nullptr) return;
+    const auto v = column_reals(row_, *c, static_cast<std::size_t>(c->repeat));
+    for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = v[i % v.size()];  // NCHAN-only: same for every pol
+  };
+  load(scl_col_, scl);
+  load(offs_col_, offs);
+  load(wts_col_, wts);
+  // value = (raw - zero) * scl + offs, times the weight: folded into one multiply-add per sample.
+  std::vector<float> gain(pols_used * nchan);
+  std::vector<float> bias(pols_used * nchan);
+  for (std::size_t p = 0; p < pols_used; ++p) {
+    for (std::size_t c = 0; c < nchan; ++c) {
+      const double s = scl[p * nchan + c] * wts[c];
+      gain[p * nchan + c] = static_cast<float>(s);
+      bias[p * nchan + c] = static_cast<float>((offs[p * nchan + c] - info_.zero_off * scl[p * nchan + c]) * wts[c]);
+    }
+  }
+  const std::uint8_t* data = row_.data() + data_col_->offset;
+  auto run = [&]<int Bits>() {
+    for (std::size_t t = 0; t < static_cast<std::size_t>(info_.nsblk); ++t) {
+      float* out = values_.data() + t * nchan;
+      std::fill(out, out + nchan, 0.0F);
+      for (std::size_t p = 0; p < pols_used; ++p) {
+        const std::size_t base = (t * npol + p) * nchan;
+        for (std::size_t c = 0; c < nchan; ++c) {
+          const float raw = RawSample<Bits>::get(data, base + c, info_.signed_ints, *data_col_);
+          const std::size_t oc = info_.band_flipped ? nchan - 1 - c : c;
+          out[oc] += raw * gain[p * nchan + c] + bias[p * nchan + c];
+        }
+      }
+    }
+  };
+  switch (info_.nbits) {
+    case 1:
+      run.template operator()<1>();
+      break;
+    case 2:
+      run.template operator()<2>();
+      break;
+    case 4:
+      run.template operator()<4>();
+      break;
+    case 8:
+      run.template operator()<8>();
+      break;
+    case 16:
+      run.template operator()<16>();
+      break;
+    default:
+      run.template operator()<32>();
+      break;
+  }
+}
+
+std::size_t PsrfitsReader::read_float(float* dst, std::size_t n) {
+  const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
+  std::size_t done = 0;
+  while (done < n && position_ < nsamples_) {
+    if (row_pos_ == row_valid_) load_row();
+    const std::size_t k = std::min(n - done, row_valid_ - row_pos_);
+    std::memcpy(dst + done * nchan, values_.data() + row_pos_ * nchan, k * nchan * sizeof(float));
+    row_pos_ += k;
+    done += k;
+    position_ += k;
+  }
+  return done;
+}
+
+std::uint64_t PsrfitsReader::skip(std::uint64_t n) {
+  std::uint64_t done = 0;
+  while (done < n && position_ < nsamples_) {
+    if (row_pos_ == row_valid_) load_row();
+    const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, row_valid_ - row_pos_));
+    row_pos_ += k;
+    done += k;
+    position_ += k;
+  }
+  return done;
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Search-mode PSRFITS (formats.md §8), read without cfitsio: the primary header and the SUBINT
+/// binary table, row by row. Samples come out as float32 total intensity, scaled
+/// ((raw - ZERO_OFF) x DAT_SCL + DAT_OFFS) x DAT_WTS, with the band flipped so that channel 0 is
+/// the highest frequency (foff < 0), like a SIGPROC filterbank.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/fits.hpp"
+#include "fastpsr/sigproc.hpp"
+#include "fastpsr/spectra_source.hpp"
+
+namespace fastpsr {
+
+/// What the file says, in its own terms (the SigprocHeader view is PsrfitsReader::header()).
+struct PsrfitsInfo {
+  // Primary HDU.
+  std::string telescope, frontend, backend, observer, project, source, ra, dec, obs_mode, date_obs, fd_poln;
+  double obsfreq_mhz = 0.0, obsbw_mhz = 0.0, chan_dm = 0.0;
+  std::int64_t stt_imjd = 0;
+  double stt_smjd_s = 0.0, stt_offs_s = 0.0;  ///< whole seconds of the day, and the fraction
+  // SUBINT header.
+  int nbits = 0, nchan = 0, npol = 0, nsblk = 0;
+  std::string pol_type;
+  double tbin_s = 0.0, zero_off = 0.0, chan_bw_mhz = 0.0;
+  bool signed_ints = false;
+  std::int64_t nrows = 0, nstot = 0, nsuboffs = 0;
+  std::uint64_t table_offset = 0;  ///< byte offset of the first SUBINT row in the file
+  std::uint64_t row_bytes = 0;     ///< NAXIS1 of SUBINT
+  /// Seconds from the start time (STT_*) to the first sample of row 0: OFFS_SUB - TSUBINT/2 of
+  /// row 0 when OFFS_SUB is set, else NSUBOFFS x NSBLK x TBIN (PRESTO's rule, §8).
+  double first_row_offset_s = 0.0;
+  std::vector<double> dat_freq_mhz;  ///< channel centres of row 0, in file order
+  bool band_flipped = false;         ///< DAT_FREQ increases: channels are reversed on output
+  /// How the polarisations become total intensity: "AA+BB" (first two summed) or "first".
+  std::string intensity_from;
+};
+
+class PsrfitsReader final : public SpectraSource {
+ public:
+  /// Reads the headers and the first row. Throws Error(format|unsupported) naming the source for
+  /// a file that is not search-mode PSRFITS or that this reader cannot turn into intensity.
+  explicit PsrfitsReader(std::unique_ptr<ByteSource> src);
+  static std::unique_ptr<PsrfitsReader> open(const std::string& path);
+
+  [[nodiscard]] const PsrfitsInfo& info() const noexcept { return info_; }
+  /// nifs 1 (total intensity); nbits is the file's NBITS; tstart from STT_* and the row offset.
+  [[nodiscard]] const SigprocHeader& header() const noexcept override { return header_; }
+  [[nodiscard]] const std::string& name() const noexcept override { return src_->name(); }
+  /// min(NSTOT, rows x NSBLK), or rows x NSBLK without NSTOT.
+  [[nodiscard]] std::optional<std::uint64_t> nsamples() const noexcept override { return nsamples_; }
+  [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
+  std::size_t read_float(float* dst, std::size_t n) override;
+  std::uint64_t skip(std::uint64_t n) override;
+
+ private:
+  void load_row();    // reads and decodes the next row into values_
+  void decode_row();  // row_ -> values_
+  std::unique_ptr<ByteSource> src_;
+  PsrfitsInfo info_;
+  SigprocHeader header_;
+  std::vector<FitsColumn> columns_;
+  const FitsColumn* data_col_ = nullptr;
+  const FitsColumn* freq_col_ = nullptr;
+  const FitsColumn* wts_col_ = nullptr;
+  const FitsColumn* offs_col_ = nullptr;
+  const FitsColumn* scl_col_ = nullptr;
+  std::uint64_t row_bytes_ = 0;
+  std::uint64_t nsamples_ = 0;
+  std::uint64_t position_ = 0;
+  std::int64_t rows_loaded_ = 0;
+  std::vector<std::uint8_t> row_;
+  std::vector<float> values_;  // nsblk x nchan, output channel order
+  std::size_t row_pos_ = 0;    // samples of values_ handed out
+  std::size_t row_valid_ = 0;  // samples of values_ that hold data
+};
+
+}  // namespace fastpsr

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The CUDA acceleration searcher gives the CPU searcher's hits and candidates (skipped until
+// the CUDA backend provides one: cuda_accel_available()).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "fastpsr/accel_backends.hpp"
+#include "fastpsr/accel_output.hpp"
+#include "fastpsr/accel_search.hpp"
+#include "fastpsr/accel_templates.hpp"
+#include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/presto_fft.hpp"
+#include "fastpsr/presto_inf.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+namespace {
+
+DeviceChoice gpu0() {
+  DeviceChoice d;
+  d.backend = Backend::cuda;
+  d.gpu_index = 0;
+  return d;
+}
+
+using Key = std::tuple<int, std::int64_t, int>;
+std::map<Key, float> keyed(const std::vector<AccelHit>& hits) {
+  std::map<Key, float> m;
+  for (const auto& h : hits) m[{h.stage, h.rk, h.zi}] = h.power;
+  return m;
+}
+
+std::vector<std::complex<float>> noisy(std::uint64_t seed, std::int64_t n) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
+  std::vector<std::complex<float>> x(static_cast<std::size_t>(n));
+  for (auto& v : x) v = {g(rng), g(rng)};
+  for (int h = 1; h <= 4; ++h) {
+    for (std::int64_t k = 0; k < n; ++k) {
+      x[static_cast<std::size_t>(k)] +=
+          std::complex<float>(std::polar(5.0 / h, 0.3 * h) * z_response(double(k) - h * 3001.3, h * 17.0));
+    }
+  }
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("gpu accel: hits equal the CPU searcher's on both paths and interpolations" *
+          doctest::skip(!cuda_accel_available())) {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  AccelSearchProblem p;
+  p.numbins = 1 << 16;
+  p.zmax = 50;
+  p.numharm = 8;
+  p.rk_begin = 200;
+  p.rk_end = 2 * p.numbins - 300;
+  p.powcut = {12.0F, 16.0F, 22.0F, 34.0F};
+  const auto x = noisy(seed, p.numbins);
+  for (auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
+    p.interp = interp;
+    CollectingHitSink cpu_sink;
+    cpu::make_fdot_searcher(p, {})->search(x, {}, cpu_sink);
+    const auto want = keyed(cpu_sink.hits);
+    for (const char* path : {"cufft", "custom"}) {
+      CAPTURE(path);
+      CAPTURE(static_cast<int>(interp));
+      AccelSearchOptions o;
+      o.gpu_config["path"] = path;
+      CollectingHitSink gpu_sink;
+      make_fdot_searcher(p, o, gpu0())->search(x, {}, gpu_sink);
+      CHECK(gpu_sink.covered_begin == p.rk_begin);
+      CHECK(gpu_sink.covered_end == p.rk_end);
+      const auto got = keyed(gpu_sink.hits);
+      for (const auto& [k, pw] : want) {
+        const float cut = p.powcut[static_cast<std::size_t>(std::get<0>(k))];
+        const auto it = got.find(k);
+        if (it == got.end()) {
+          CHECK(pw <= cut * 1.0005F);
+        } else {
+          CHECK(std::fabs(it->second - pw) <= 5e-4F * std::max(1.0F, pw));
+        }
+      }
+      for (const auto& [k, pw] : got) {
+        if (!want.count(k)) CHECK(pw <= p.powcut[static_cast<std::size_t>(std::get<0>(k))] * 1.0005F);
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu accel: a batch gives what single searches give" * doctest::skip(!cuda_accel_available())) {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  AccelSearchProblem p;
+  p.numbins = 1 << 15;
+  p.zmax = 20;
+  p.numharm = 4;
+  p.rk_begin = 100;
+  p.rk_end = 2 * p.numbins - 100;
+  p.powcut = {12.0F, 16.0F, 22.0F};
+  std::vector<std::complex<float>> all;
+  for (int b = 0; b < 3; ++b) {
+    const auto x = noisy(seed + static_cast<std::uint64_t>(b), p.numbins);
+    all.insert(all.end(), x.begin(), x.end());
+  }
+  AccelSearchOptions o;
+  o.gpu_config["batch"] = "3";
+  auto s = make_fdot_searcher(p, o, gpu0());
+  std::vector<CollectingHitSink> batch(3);
+  std::vector<AccelHitSink*> sinks{&batch[0], &batch[1], &batch[2]};
+  std::vector<AccelPowerScale> scales(3);
+  s->search_batch(all.data(), static_cast<std::size_t>(p.numbins), scales, sinks);
+  for (std::size_t b = 0; b < 3; ++b) {
+    CollectingHitSink one;
+    s->search({all.data() + b * static_cast<std::size_t>(p.numbins), static_cast<std::size_t>(p.numbins)}, {}, one);
+    CHECK(keyed(one.hits) == keyed(batch[b].hits));
+  }
+}
+
+TEST_CASE("gpu accel: CPU and GPU give the same candidate list on the PRESTO binary" *
+          doctest::skip(!cuda_accel_available() || !test::have_shared_data())) {
+  const auto dir = *test::shared_data_dir() / "peer-outputs/bin";
+  const PrestoInf inf = read_inf((dir / "bin_DM88.80.inf").string());
+  const auto bytes = test::read_file(dir / "bin_DM88.80.dat");
+  std::vector<float> x(bytes.size() / 4);
+  std::memcpy(x.data(), bytes.data(), x.size() * 4);
+  AccelConfig c;
+  c.zmax = 200;
+  const AccelPlan plan = make_accel_plan(c, static_cast<std::int64_t>(x.size() / 2), inf.N * inf.dt);
+  const PreparedSpectrum spec = prepare_spectrum(presto_realfft(x), plan, true);
+  auto run = [&](FdotSearcher& s) {
+    AccelCandidateList list = make_candidate_list(plan, false);
+    s.search(spec.search.bins, spec.power_scale(), list);
+    return finish_candidates(plan, list, spec).candidates;
+  };
+  auto cpu_searcher = cpu::make_fdot_searcher(plan.problem, {});
+  auto gpu_searcher = make_fdot_searcher(plan.problem, {}, gpu0());
+  const auto a = run(*cpu_searcher);
+  const auto b = run(*gpu_searcher);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(i);
+    CHECK(std::fabs(a[i].r - b[i].r) <= 0.25);
+    CHECK(std::fabs(a[i].z - b[i].z) <= 1.0);
+    CHECK(a[i].numharm == b[i].numharm);
+    CHECK(b[i].sigma == doctest::Approx(a[i].sigma).epsilon(0.01));
+  }
+}
