@@ -49,7 +49,7 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else if (key == "hs_rows") {
       s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
     } else if (key == "hits") {
-      s.hits = parse_integer(key, value, 1, std::int64_t{1} << 40);
+      s.hits = parse_integer(key, value, 1, std::int64_t{1} << 28);
     } else if (key == "plane") {
       FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
       s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;

@@ -57,15 +57,24 @@ struct HarmonicGeometry {
 cudaError_t launch_gather_segments(const void* spectra, void* segments, const CorrelateGeometry& g, int batch,
                                    cudaStream_t stream);
 
+/// The power scale (accel.hpp's AccelPowerScale) of `batch` spectra as one factor per plane
+/// column: out[b][col] is the factor of rk = plane_base + col. Spectrum b's table is
+/// starts[offsets[b] .. offsets[b+1]) with factors[the same range] (empty: 1 everywhere); offsets
+/// has batch + 1 entries.
+cudaError_t launch_expand_power_scale(const long long* offsets, const long long* starts, const float* factors,
+                                      long long plane_base, long long plane_cols, int batch, float* out,
+                                      cudaStream_t stream);
+
 /// data[i] *= scale for i < count complex values.
 cudaError_t launch_scale_complex(void* data, long long count, float scale, cudaStream_t stream);
 
 /// Custom path: per (segment, pair) multiply by the template, inverse FFT in shared memory
-/// (radix 2^log2r Stockham, M / 2^log2r threads), power (+ interbinning), write the good outputs.
-/// segs_per_block: segments each block loops over.
-cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles, void* plane,
-                                    PlaneFormat format, const CorrelateGeometry& g, int log2m, int log2r,
-                                    int segs_per_block, int batch, cudaStream_t stream);
+/// (radix 2^log2r Stockham, M / 2^log2r threads), power (+ interbinning) times the column's
+/// power scale (scale[b][column]), write the good outputs. segs_per_block: segments each block
+/// loops over.
+cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
+                                    const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
+                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream);
 /// Shared memory (bytes) and threads per block of the custom kernel; 0 when the shape is not built.
 std::size_t correlate_custom_smem_bytes(int log2m, int log2r);
 int correlate_custom_threads(int log2m, int log2r);
@@ -76,9 +85,10 @@ int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat f
 /// products[(r * phases + phase) * nseg + s][k] = S'[k] K[pair][phase][k] for one spectrum.
 cudaError_t launch_multiply_templates(const void* segment_ffts, const void* templates, void* products,
                                       const CorrelateGeometry& g, int row_begin, int rows, cudaStream_t stream);
-/// cuFFT path: powers of the inverse-transformed products of those rows into the plane.
-cudaError_t launch_products_to_plane(const void* products, void* plane, PlaneFormat format, const CorrelateGeometry& g,
-                                     int row_begin, int rows, cudaStream_t stream);
+/// cuFFT path: powers of the inverse-transformed products of those rows, times the column's
+/// power scale (scale[column], one spectrum), into the plane.
+cudaError_t launch_products_to_plane(const void* products, const float* scale, void* plane, PlaneFormat format,
+                                     const CorrelateGeometry& g, int row_begin, int rows, cudaStream_t stream);
 
 /// Harmonic sums and thresholds for rk in [rk_lo, rk_hi) of `batch` planes: each hit of spectrum
 /// b is appended to hits[b * capacity ..] (while there is room) and counted in counts[b], which

@@ -3,7 +3,8 @@
 // (segment group, template pair). For each segment it multiplies the segment's forward FFT by
 // the template of z >= 0 in registers (and, for the pair's -z row, conj(S[-k]) by the same
 // template), runs the inverse FFTs in shared memory (stockham_fft.cuh), and writes only the
-// good outputs' powers (both Fourier phases, or interbinned) to the plane. The segments never
+// good outputs' powers (both Fourier phases, or interbinned), times the power scale of their
+// columns, to the plane. The segments never
 // go to device memory between these steps.
 #include <cuda_fp16.h>
 
@@ -68,9 +69,9 @@ __device__ __forceinline__ void inverse_fft(Cf (&v)[Q][Plan::R], float* smem, co
 // rows (interbinning), so that no powers wait in registers for a later transform.
 template <class Plan, bool Fourier, int Rows, typename P>
 __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
-                                                  const Cf* twiddles, P* __restrict__ row_plus,
-                                                  P* __restrict__ row_minus, long long col0, int use, float* smem,
-                                                  int j) {
+                                                  const Cf* twiddles, const float* __restrict__ scale,
+                                                  P* __restrict__ row_plus, P* __restrict__ row_minus, long long col0,
+                                                  int use, float* smem, int j) {
   constexpr int R = Plan::R;
   constexpr int T = Plan::T;
   constexpr int M = Plan::M;
@@ -94,7 +95,10 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
         const int jj = j + m * T;
-        if (jj < use) PlaneIo<P>::store2(out + col0 + 2 * jj, fft::norm(v[0][m]), fft::norm(v[1][m]));
+        if (jj < use) {
+          const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[0][m]), f.y * fft::norm(v[1][m]));
+        }
       }
     }
   } else {
@@ -130,7 +134,8 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
           const Cf next = {smem[row * 2 * F + jj + 1], smem[row * 2 * F + F + jj + 1]};
           const Cf d = fft::sub(v[row][m], next);
           const Cf odd = {quarter_pi * d.re, quarter_pi * d.im};
-          PlaneIo<P>::store2(out + col0 + 2 * jj, fft::norm(v[row][m]), fft::norm(odd));
+          const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[row][m]), f.y * fft::norm(odd));
         }
       }
     }
@@ -146,8 +151,8 @@ constexpr int min_blocks() {
 template <int LOG2M, int LOG2R, bool Fourier, typename P>
 __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T>())
     correlate_custom_kernel(const float2* __restrict__ segments, const float2* __restrict__ templates,
-                            const float2* __restrict__ twiddles, P* __restrict__ plane, CorrelateGeometry g,
-                            int segs_per_block) {
+                            const float2* __restrict__ twiddles, const float* __restrict__ scale, P* __restrict__ plane,
+                            CorrelateGeometry g, int segs_per_block) {
   using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
   extern __shared__ float smem[];
   const int j = static_cast<int>(threadIdx.x);
@@ -156,6 +161,7 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
   const long long b = blockIdx.y;
   const float2* spectrum_segments = segments + b * g.segment_stride();
   P* pl = plane + b * g.plane_stride();
+  const float* spectrum_scale = scale + b * g.plane_cols;
   P* row_plus = pl + static_cast<long long>(g.center_row + pair) * g.plane_cols;
   P* row_minus = pl + static_cast<long long>(g.center_row - pair) * g.plane_cols;
   const float2* tmpl = templates + static_cast<long long>(pair) * g.phases * Plan::M;
@@ -166,9 +172,9 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
     const float2* seg = spectrum_segments + s * Plan::M;
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
-      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, row_plus, row_minus, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
     } else {
-      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, row_plus, row_minus, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
     }
   }
 }
@@ -206,8 +212,8 @@ bool with_shape(int log2m, int log2r, F&& f) {
 }
 
 template <typename P>
-cudaError_t launch_typed(const float2* segments, const float2* templates, const float2* twiddles, P* plane,
-                         const CorrelateGeometry& g, int log2m, int log2r, int segs_per_block, int batch,
+cudaError_t launch_typed(const float2* segments, const float2* templates, const float2* twiddles, const float* scale,
+                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, int segs_per_block, int batch,
                          cudaStream_t stream) {
   cudaError_t status = cudaErrorInvalidValue;
   const bool fourier = g.phases == 2;
@@ -220,7 +226,7 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
     if (status != cudaSuccess) return;
     const long long groups = (g.nseg + segs_per_block - 1) / segs_per_block;
     const dim3 grid(static_cast<unsigned>(groups * g.npairs), static_cast<unsigned>(batch));
-    kernel<<<grid, fft::StockhamPlan<L2M, L2R>::T, smem, stream>>>(segments, templates, twiddles, plane, g,
+    kernel<<<grid, fft::StockhamPlan<L2M, L2R>::T, smem, stream>>>(segments, templates, twiddles, scale, plane, g,
                                                                    segs_per_block);
     status = cudaGetLastError();
   });
@@ -229,16 +235,16 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
 
 }  // namespace
 
-cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles, void* plane,
-                                    PlaneFormat format, const CorrelateGeometry& g, int log2m, int log2r,
-                                    int segs_per_block, int batch, cudaStream_t stream) {
+cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
+                                    const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
+                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream) {
   const auto* s = static_cast<const float2*>(segment_ffts);
   const auto* t = static_cast<const float2*>(templates);
   const auto* w = static_cast<const float2*>(twiddles);
   if (format == PlaneFormat::f16) {
-    return launch_typed(s, t, w, static_cast<__half*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
   }
-  return launch_typed(s, t, w, static_cast<float*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
 }
 
 std::size_t correlate_custom_smem_bytes(int log2m, int log2r) {

@@ -26,6 +26,7 @@ constexpr int kCustomAutoPoints = 4096;
 constexpr int kCufftMaxPoints = 32768;
 constexpr int kCufftAutoPoints = 4096;
 constexpr std::size_t kProductBudget = std::size_t{512} << 20;
+constexpr std::size_t kBatchPlaneBudget = std::size_t{256} << 20;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -45,13 +46,14 @@ class CudaSearcher final : public CudaFdotSearcher {
   CudaSearcher(const AccelSearchProblem& problem, const AccelSearchOptions& options, int device);
 
   [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
-  void search(std::span<const std::complex<float>> spectrum, AccelHitSink& sink) override {
+  void search(std::span<const std::complex<float>> spectrum, const AccelPowerScale& scale,
+              AccelHitSink& sink) override {
     FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
                     "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
     AccelHitSink* sinks[1] = {&sink};
-    search_batch(spectrum.data(), spectrum.size(), sinks);
+    search_batch(spectrum.data(), spectrum.size(), {&scale, 1}, sinks);
   }
-  void search_batch(const std::complex<float>* spectra, std::size_t stride,
+  void search_batch(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
                     std::span<AccelHitSink* const> sinks) override;
   [[nodiscard]] std::string describe() const override;
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
@@ -62,7 +64,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   [[nodiscard]] AccelGpuTimings last_timings() const override { return timings_; }
   [[nodiscard]] double modelled_bytes_per_spectrum() const override;
   [[nodiscard]] double modelled_flops_per_spectrum() const override;
-  std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum) override;
+  std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum,
+                                    const AccelPowerScale& scale) override;
 
  private:
   struct Group {
@@ -80,7 +83,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   void choose_settings(const AccelSearchOptions& options, const DeviceProperties& props);
   void allocate(std::size_t free_bytes);
   void make_templates();
-  void upload(const std::complex<float>* spectra, std::size_t stride, const Group& g);
+  void upload(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
+              const Group& g);
   void enqueue_plane(const Group& g);
   void enqueue_harmonics(const Group& g);
   void finish(const Group& g, std::span<AccelHitSink* const> sinks);
@@ -117,6 +121,13 @@ class CudaSearcher final : public CudaFdotSearcher {
   PinnedBuffer<unsigned long long> counts_host_;
   PinnedBuffer<DeviceHit> hits_host_;
   DeviceBuffer<float2> products_;  // cufft path: [zchunk][phases][nseg][M]
+  // Power-scale tables per slot: offsets [batch + 1] then starts (index), factors; and the scale
+  // expanded to plane columns, [batch][plane_cols].
+  PinnedBuffer<long long> scale_index_host_[2];
+  PinnedBuffer<float> scale_factor_host_[2];
+  DeviceBuffer<long long> scale_index_[2];
+  DeviceBuffer<float> scale_factor_[2];
+  DeviceBuffer<float> scale_cols_;
   std::map<int, CufftPlan> forward_plans_;
   std::map<int, CufftPlan> inverse_plans_;
   std::vector<AccelHit> delivered_;
@@ -182,6 +193,12 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
                   "--gpu-config hs_threads={}: the device allows {} threads per block", s_.hs_threads,
                   props.max_threads_per_block);
+  const long long custom_blocks = (os_.nseg + s_.segs_per_block - 1) / s_.segs_per_block * os_.npairs;
+  const long long harmonic_blocks =
+      (p_.rk_end - p_.rk_begin + s_.hs_threads - 1) / s_.hs_threads * ((p_.numz() + s_.hs_rows - 1) / s_.hs_rows);
+  FASTPSR_EXPECTS(std::max(custom_blocks, harmonic_blocks) < (1LL << 31),
+                  "accel (GPU): the problem needs more thread blocks than a launch allows: raise segs_per_block, "
+                  "hs_threads or hs_rows");
   format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
   // One rk has at most numz * stages hits: with at least that room the halving always ends.
   capacity_ =
@@ -216,6 +233,7 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   const auto numbins = static_cast<std::size_t>(p_.numbins);
   const std::size_t segment_bytes = nseg * m * sizeof(float2);
   const std::size_t per_spectrum = 2 * numbins * sizeof(float2) + segment_bytes + plane_bytes_per_spectrum() +
+                                   static_cast<std::size_t>(os_.plane_cols) * sizeof(float) +
                                    capacity_ * sizeof(DeviceHit) + sizeof(unsigned long long);
   std::size_t fixed = static_cast<std::size_t>(os_.npairs * os_.phases()) * m * sizeof(float2) + m * sizeof(float2);
   if (s_.path == AccelGpuPath::cufft) {
@@ -225,7 +243,10 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     fixed += static_cast<std::size_t>(s_.zchunk) * per_row * 2;  // products and (at most) as much cuFFT work
   }
   if (s_.batch == 0) {
-    s_.batch = static_cast<int>(std::clamp<std::size_t>(free_bytes / 4 / per_spectrum, 1, 8));
+    // Batches help small problems fill the GPU; a large one keeps it busy alone (and groups of one
+    // still overlap the next upload). At most a quarter of the free memory.
+    const std::size_t small = std::clamp<std::size_t>(kBatchPlaneBudget / plane_bytes_per_spectrum(), 1, 8);
+    s_.batch = static_cast<int>(std::clamp<std::size_t>(free_bytes / 4 / per_spectrum, 1, small));
   }
   const auto batch = static_cast<std::size_t>(s_.batch);
   const double need = static_cast<double>(fixed + batch * (per_spectrum + segment_bytes));  // + forward FFT work
@@ -247,6 +268,7 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   if (!table.empty()) {
     FASTPSR_CUDA_TRY(cudaMemcpy(sub_zi_.get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
   }
+  scale_cols_ = DeviceBuffer<float>(batch * static_cast<std::size_t>(os_.plane_cols));
   hits_ = DeviceBuffer<DeviceHit>(batch * capacity_);
   counts_ = DeviceBuffer<unsigned long long>(batch);
   counts_host_ = PinnedBuffer<unsigned long long>(batch);
@@ -255,7 +277,8 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     products_ = DeviceBuffer<float2>(static_cast<std::size_t>(s_.zchunk * os_.phases()) * nseg * m);
   }
   device_bytes_ = spectra_[0].bytes() * 2 + segments_.bytes() + plane_.bytes() + templates_.bytes() +
-                  twiddles_.bytes() + sub_zi_.bytes() + hits_.bytes() + counts_.bytes() + products_.bytes();
+                  twiddles_.bytes() + sub_zi_.bytes() + hits_.bytes() + counts_.bytes() + products_.bytes() +
+                  scale_cols_.bytes();
   // The plans of full groups and chunks now, so that their work areas are counted.
   (void)forward_plan(s_.batch);
   if (s_.path == AccelGpuPath::cufft) {
@@ -315,33 +338,76 @@ const CufftPlan& CudaSearcher::inverse_plan(int rows) {
   return it->second;
 }
 
-void CudaSearcher::upload(const std::complex<float>* spectra, std::size_t stride, const Group& g) {
+void CudaSearcher::upload(const std::complex<float>* spectra, std::size_t stride,
+                          std::span<const AccelPowerScale> scales, const Group& g) {
   const auto numbins = static_cast<std::size_t>(p_.numbins);
-  uploaded_[g.slot].synchronize();  // the staging buffer's previous copy is done
-  std::complex<float>* stage = staging_[g.slot].get();
+  const int slot = g.slot;
+  uploaded_[slot].synchronize();  // the staging buffers' previous copies are done
+  std::complex<float>* stage = staging_[slot].get();
   for (int b = 0; b < g.count; ++b) {
     std::memcpy(stage + static_cast<std::size_t>(b) * numbins,
                 spectra + (g.first + static_cast<std::size_t>(b)) * stride, numbins * sizeof(std::complex<float>));
   }
-  copy_.wait(gathered_[g.slot].get());  // the device buffer's previous reader is done
-  upload_start_[g.slot].record(copy_.get());
-  FASTPSR_CUDA_TRY(cudaMemcpyAsync(spectra_[g.slot].get(), stage,
+  // Scale tables: offsets[0 .. count], then every spectrum's starts; factors alike.
+  std::size_t entries = 0;
+  for (int b = 0; b < g.count; ++b) {
+    const AccelPowerScale& sc = scales[g.first + static_cast<std::size_t>(b)];
+    FASTPSR_EXPECTS(sc.rk_start.size() == sc.factor.size(), "accel: the power scale has {} starts for {} factors",
+                    sc.rk_start.size(), sc.factor.size());
+    entries += sc.factor.size();
+  }
+  const std::size_t index_size = static_cast<std::size_t>(g.count) + 1 + entries;
+  if (scale_index_host_[slot].size() < index_size ||
+      scale_factor_host_[slot].size() < std::max<std::size_t>(entries, 1)) {
+    // Grow (rare): nothing may still read the old buffers.
+    copy_.synchronize();
+    compute_.synchronize();
+    const std::size_t room = 2 * index_size;
+    scale_index_host_[slot] = PinnedBuffer<long long>(room);
+    scale_factor_host_[slot] = PinnedBuffer<float>(room);
+    scale_index_[slot] = DeviceBuffer<long long>(room);
+    scale_factor_[slot] = DeviceBuffer<float>(room);
+  }
+  long long* index = scale_index_host_[slot].get();
+  float* factors = scale_factor_host_[slot].get();
+  std::size_t at = 0;
+  for (int b = 0; b < g.count; ++b) {
+    const AccelPowerScale& sc = scales[g.first + static_cast<std::size_t>(b)];
+    index[b] = static_cast<long long>(at);
+    std::copy(sc.rk_start.begin(), sc.rk_start.end(), index + g.count + 1 + at);
+    std::copy(sc.factor.begin(), sc.factor.end(), factors + at);
+    at += sc.factor.size();
+  }
+  index[g.count] = static_cast<long long>(at);
+  copy_.wait(gathered_[slot].get());  // the device buffers' previous readers are done
+  upload_start_[slot].record(copy_.get());
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(spectra_[slot].get(), stage,
                                    static_cast<std::size_t>(g.count) * numbins * sizeof(float2), cudaMemcpyHostToDevice,
                                    copy_.get()));
-  uploaded_[g.slot].record(copy_.get());
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(scale_index_[slot].get(), index, index_size * sizeof(long long),
+                                   cudaMemcpyHostToDevice, copy_.get()));
+  if (entries > 0) {
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(scale_factor_[slot].get(), factors, entries * sizeof(float),
+                                     cudaMemcpyHostToDevice, copy_.get()));
+  }
+  uploaded_[slot].record(copy_.get());
 }
 
 void CudaSearcher::enqueue_plane(const Group& g) {
   const cudaStream_t s = compute_.get();
   compute_.wait(uploaded_[g.slot].get());
   t_start_.record(s);
+  const long long* index = scale_index_[g.slot].get();
+  FASTPSR_CUDA_TRY(launch_expand_power_scale(index, index + g.count + 1, scale_factor_[g.slot].get(), os_.plane_base,
+                                             os_.plane_cols, g.count, scale_cols_.get(), s));
   FASTPSR_CUDA_TRY(launch_gather_segments(spectra_[g.slot].get(), segments_.get(), cg_, g.count, s));
   gathered_[g.slot].record(s);
   forward_plan(g.count).exec(reinterpret_cast<cufftComplex*>(segments_.get()), CUFFT_FORWARD);
   t_segments_.record(s);
   if (s_.path == AccelGpuPath::custom) {
-    FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), plane_.get(), format_,
-                                             cg_, log2m_, log2r_, s_.segs_per_block, g.count, s));
+    FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
+                                             plane_.get(), format_, cg_, log2m_, log2r_, s_.segs_per_block, g.count,
+                                             s));
   } else {
     for (int b = 0; b < g.count; ++b) {
       const float2* seg =
@@ -350,7 +416,9 @@ void CudaSearcher::enqueue_plane(const Group& g) {
         const int rows = std::min(s_.zchunk, p_.numz() - row);
         FASTPSR_CUDA_TRY(launch_multiply_templates(seg, templates_.get(), products_.get(), cg_, row, rows, s));
         inverse_plan(rows).exec(reinterpret_cast<cufftComplex*>(products_.get()), CUFFT_INVERSE);
-        FASTPSR_CUDA_TRY(launch_products_to_plane(products_.get(), plane_of(b), format_, cg_, row, rows, s));
+        FASTPSR_CUDA_TRY(launch_products_to_plane(
+            products_.get(), scale_cols_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(os_.plane_cols),
+            plane_of(b), format_, cg_, row, rows, s));
       }
     }
   }
@@ -370,7 +438,8 @@ void CudaSearcher::enqueue_harmonics(const Group& g) {
 }
 
 void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t stride,
-                                std::span<AccelHitSink* const> sinks) {
+                                std::span<const AccelPowerScale> scales, std::span<AccelHitSink* const> sinks) {
+  FASTPSR_EXPECTS(scales.size() == sinks.size(), "search_batch: {} scales for {} spectra", scales.size(), sinks.size());
   FASTPSR_EXPECTS(sinks.empty() || stride >= static_cast<std::size_t>(p_.numbins),
                   "accel: spectra {} values apart overlap ({} bins each)", stride, p_.numbins);
   set_device(device_);
@@ -384,7 +453,7 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
     g.first = first;
     g.count = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(s_.batch), sinks.size() - first));
     g.slot = static_cast<int>(index % 2);
-    upload(spectra, stride, g);  // while the GPU still searches the previous group
+    upload(spectra, stride, scales, g);  // while the GPU still searches the previous group
     if (have_pending) finish(pending, sinks);
     enqueue_plane(g);
     enqueue_harmonics(g);
@@ -462,14 +531,15 @@ void CudaSearcher::search_in_halves(int b, std::int64_t rk_lo, std::int64_t rk_h
   }
 }
 
-std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<float>> spectrum) {
+std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<float>> spectrum,
+                                                const AccelPowerScale& scale) {
   FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
                   "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
   set_device(device_);
   FASTPSR_CUDA_TRY(cudaMemsetAsync(plane_.get(), 0xFF, plane_bytes_per_spectrum(), compute_.get()));  // NaN
   Group g;
   g.count = 1;
-  upload(spectrum.data(), spectrum.size(), g);
+  upload(spectrum.data(), spectrum.size(), {&scale, 1}, g);
   enqueue_plane(g);
   const std::int64_t width = p_.rk_end - os_.plane_lo;
   DeviceBuffer<float> out(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(width));
@@ -484,8 +554,10 @@ std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<flo
 double CudaSearcher::modelled_bytes_per_spectrum() const {
   const double segment = static_cast<double>(os_.nseg) * os_.fft_points * sizeof(float2);
   const double value = static_cast<double>(plane_value_bytes());
-  // Spectrum read + segments written, FFT'd in place (read + write) and read once by the correlation.
-  double bytes = static_cast<double>(p_.numbins) * sizeof(float2) + 4.0 * segment;
+  // Spectrum read + segments written, FFT'd in place (read + write) and read once by the
+  // correlation; the power scale written and read once per column.
+  double bytes = static_cast<double>(p_.numbins) * sizeof(float2) + 4.0 * segment +
+                 2.0 * static_cast<double>(os_.plane_cols) * sizeof(float);
   // The plane written once and read once by the harmonic sums.
   bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value;
   bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value;

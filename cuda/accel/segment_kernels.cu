@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The element-wise kernels around the FFTs: gathering overlap-save segments, scaling the
-// templates, and the cuFFT path's template products and powers (which the custom path fuses
-// into its one kernel), plus reading the plane back as float for the tests.
+// The element-wise kernels around the FFTs: gathering overlap-save segments, expanding the power
+// scale to plane columns, scaling the templates, and the cuFFT path's template products and
+// powers (which the custom path fuses into its one kernel), plus reading the plane back as
+// float for the tests.
 #include <cuda_fp16.h>
 
 #include "accel/accel_kernels.hpp"
@@ -42,6 +43,32 @@ __global__ void gather_segments_kernel(const float2* __restrict__ spectra, float
   }
 }
 
+__global__ void expand_power_scale_kernel(const long long* __restrict__ offsets, const long long* __restrict__ starts,
+                                          const float* __restrict__ factors, long long plane_base, long long plane_cols,
+                                          float* __restrict__ out, long long total) {
+  for (long long i = first_index(); i < total; i += index_stride()) {
+    const long long b = i / plane_cols;
+    const long long rk = plane_base + (i - b * plane_cols);
+    const long long first = offsets[b];
+    long long lo = first;
+    long long hi = offsets[b + 1];
+    float f = 1.0F;
+    if (hi > lo) {
+      // The last start <= rk; rk before the first start takes the first factor (AccelPowerScale::at).
+      while (hi - lo > 1) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= rk) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+      f = factors[starts[lo] <= rk ? lo : first];
+    }
+    out[i] = f;
+  }
+}
+
 __global__ void scale_complex_kernel(float2* data, long long count, float scale) {
   for (long long i = first_index(); i < count; i += index_stride()) {
     const float2 v = data[i];
@@ -75,8 +102,8 @@ __global__ void multiply_templates_kernel(const float2* __restrict__ segments, c
 }
 
 template <typename P>
-__global__ void products_to_plane_kernel(const float2* __restrict__ products, P* __restrict__ plane,
-                                         CorrelateGeometry g, int row_begin, long long total) {
+__global__ void products_to_plane_kernel(const float2* __restrict__ products, const float* __restrict__ scale,
+                                         P* __restrict__ plane, CorrelateGeometry g, int row_begin, long long total) {
   const long long transform = static_cast<long long>(g.nseg) * g.fft_points;  // one (row, phase)
   for (long long i = first_index(); i < total; i += index_stride()) {
     const int jj = static_cast<int>(i % g.use);
@@ -86,13 +113,15 @@ __global__ void products_to_plane_kernel(const float2* __restrict__ products, P*
     const int row = row_begin + local_row;
     const int zi = g.center_row + (minus_row(row) ? -pair_of_row(row) : pair_of_row(row));
     const float2* c = products + static_cast<long long>(local_row) * g.phases * transform + s * g.fft_points + jj;
-    P* out = plane + static_cast<long long>(zi) * g.plane_cols + 2 * (s * g.use + jj);
+    const long long col = 2 * (s * g.use + jj);
+    P* out = plane + static_cast<long long>(zi) * g.plane_cols + col;
+    const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col));
     if (g.phases == 2) {
-      PlaneIo<P>::store2(out, norm2(c[0]), norm2(c[transform]));
+      PlaneIo<P>::store2(out, f.x * norm2(c[0]), f.y * norm2(c[transform]));
     } else {
       constexpr float quarter_pi = 0.785398163397448F;
       const float2 d = make_float2(quarter_pi * (c[0].x - c[1].x), quarter_pi * (c[0].y - c[1].y));
-      PlaneIo<P>::store2(out, norm2(c[0]), norm2(d));
+      PlaneIo<P>::store2(out, f.x * norm2(c[0]), f.y * norm2(d));
     }
   }
 }
@@ -116,6 +145,15 @@ cudaError_t launch_gather_segments(const void* spectra, void* segments, const Co
   return cudaGetLastError();
 }
 
+cudaError_t launch_expand_power_scale(const long long* offsets, const long long* starts, const float* factors,
+                                      long long plane_base, long long plane_cols, int batch, float* out,
+                                      cudaStream_t stream) {
+  const long long total = plane_cols * batch;
+  expand_power_scale_kernel<<<blocks_for(total), kThreads, 0, stream>>>(offsets, starts, factors, plane_base,
+                                                                        plane_cols, out, total);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_scale_complex(void* data, long long count, float scale, cudaStream_t stream) {
   scale_complex_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<float2*>(data), count, scale);
   return cudaGetLastError();
@@ -130,16 +168,16 @@ cudaError_t launch_multiply_templates(const void* segment_ffts, const void* temp
   return cudaGetLastError();
 }
 
-cudaError_t launch_products_to_plane(const void* products, void* plane, PlaneFormat format, const CorrelateGeometry& g,
-                                     int row_begin, int rows, cudaStream_t stream) {
+cudaError_t launch_products_to_plane(const void* products, const float* scale, void* plane, PlaneFormat format,
+                                     const CorrelateGeometry& g, int row_begin, int rows, cudaStream_t stream) {
   const long long total = static_cast<long long>(rows) * g.nseg * g.use;
   const auto* c = static_cast<const float2*>(products);
   if (format == PlaneFormat::f16) {
-    products_to_plane_kernel<<<blocks_for(total), kThreads, 0, stream>>>(c, static_cast<__half*>(plane), g, row_begin,
-                                                                         total);
+    products_to_plane_kernel<<<blocks_for(total), kThreads, 0, stream>>>(c, scale, static_cast<__half*>(plane), g,
+                                                                         row_begin, total);
   } else {
-    products_to_plane_kernel<<<blocks_for(total), kThreads, 0, stream>>>(c, static_cast<float*>(plane), g, row_begin,
-                                                                         total);
+    products_to_plane_kernel<<<blocks_for(total), kThreads, 0, stream>>>(c, scale, static_cast<float*>(plane), g,
+                                                                         row_begin, total);
   }
   return cudaGetLastError();
 }

@@ -2,11 +2,13 @@
 #pragma once
 /// The CUDA acceleration searcher (fastpsr/accel.hpp's FdotSearcher on a GPU). No CUDA types.
 ///
-/// Data flow per group of `batch` spectra (DM trials): upload (pinned, on a copy stream that
-/// overlaps the previous group's search) -> overlap-save segments and their forward FFTs (cuFFT,
-/// once per segment, shared by every z) -> correlation with every template -> f-fdot plane in
-/// device memory (4 bytes, or 2 with plane=f16, per (rk, z)) -> harmonic sums, thresholds and hit
-/// compaction in one kernel -> only the hits come back, range by range to the AccelHitSink.
+/// Data flow per group of `batch` spectra (DM trials): upload of the spectra and their power-scale
+/// tables (pinned, on a copy stream that overlaps the previous group's search) -> the scale as a
+/// factor per plane column -> overlap-save segments and their forward FFTs (cuFFT, once per
+/// segment, shared by every z) -> correlation with every template, powers times the scale ->
+/// f-fdot plane in device memory (4 bytes, or 2 with plane=f16, per (rk, z)) -> harmonic sums,
+/// thresholds and hit compaction in one kernel -> only the hits come back, range by range to the
+/// AccelHitSink. The spectra are normalised on the host (lib/dsp/accel_spectrum.cpp).
 /// The layout (segments, (z, -z) template pairs, plane columns) is fastpsr/accel_layout.hpp.
 ///
 /// --gpu-config keys (AccelSearchOptions::gpu_config; unknown keys and bad values throw
@@ -24,15 +26,16 @@
 ///                       least 4 hmax + 4. Default: the cheapest by M log M / good points
 ///                       (custom, transforms up to 4096) or 8192 (cufft). Overrides
 ///                       AccelSearchOptions::fft_len.
-///   batch=<n>           spectra searched together by search_batch (1 .. 64; default: as many
-///                       as fit in a quarter of the free device memory, at most 8).
+///   batch=<n>           spectra searched together by search_batch (1 .. 64; default: up to 8
+///                       while their planes stay within 256 MiB, and within a quarter of the
+///                       free device memory).
 ///   fft_radix=8|16      custom: points per thread (threads per block = transform / radix).
 ///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
 ///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 256).
 ///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 8).
-///   hits=<n>            hit capacity per spectrum (default 2^20; at least numz * stages so that
+///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
 ///   plane=f32|f16       plane storage: f32 (default) or f16 (P/256 as IEEE half: half the plane
@@ -92,9 +95,11 @@ class CudaFdotSearcher : public FdotSearcher {
   /// FFT work per spectrum, 5 M log2 M flops per transform (forward and inverse), plus 6 per
   /// template product: the model behind GFLOP/s.
   [[nodiscard]] virtual double modelled_flops_per_spectrum() const = 0;
-  /// The plane P(rk, zi) of one spectrum for rk in [sub_rk(rk_begin, 1, numharm), rk_end), row
-  /// by row ([zi][rk - first rk]), after poisoning the device plane with NaN: for tests.
-  virtual std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum) = 0;
+  /// The plane P(rk, zi) of one spectrum with its power scale for rk in
+  /// [sub_rk(rk_begin, 1, numharm), rk_end), row by row ([zi][rk - first rk]), after poisoning the
+  /// device plane with NaN: for tests.
+  virtual std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum,
+                                            const AccelPowerScale& scale) = 0;
 };
 
 /// Makes the searcher on GPU `device`. Throws Error(invalid_argument) for a bad problem or
