@@ -19,6 +19,13 @@
 /// +-conj of the z template, and with K the frequency-domain template of z and S the segment's
 /// forward FFT, |C_{-z}| = |IFFT(conj(S[-k]) K[k])| while C_z = IFFT(S[k] K[k]): one template
 /// (z >= 0) serves both rows of a pair.
+///
+/// Jerk (w), next. The same substitution u -> 1 - u flips the sign of the cubic phase term of
+/// PRESTO's jerk response (u^3 - 3u^2/2 + u/2 is odd about u = 1/2), so the pairs become
+/// (z, w) with (-z, -w), enumerated over z > 0 or (z = 0, w >= 0); a plane row becomes
+/// (wi, zi) -> wi * numz + zi, the template rows [pair][phase][M] keep their shape, and the
+/// harmonic tables gain the sub-harmonic w row beside the z row. Nothing in the segment layout
+/// changes.
 #include <complex>
 #include <cstdint>
 #include <vector>
