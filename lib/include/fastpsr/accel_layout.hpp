@@ -20,8 +20,9 @@
 /// forward FFT, |C_{-z}| = |IFFT(conj(S[-k]) K[k])| while C_z = IFFT(S[k] K[k]): one template
 /// (z >= 0) serves both rows of a pair.
 ///
-/// Jerk (w), next. The same substitution u -> 1 - u flips the sign of the cubic phase term of
-/// PRESTO's jerk response (u^3 - 3u^2/2 + u/2 is odd about u = 1/2), so the pairs become
+/// Jerk (w), next. If the cubic phase term keeps r and z the averages over the observation, it
+/// is proportional to u (u - 1/2)(u - 1), odd about u = 1/2: the same substitution u -> 1 - u
+/// flips its sign (check it against the w response before relying on it), so the pairs become
 /// (z, w) with (-z, -w), enumerated over z > 0 or (z = 0, w >= 0); a plane row becomes
 /// (wi, zi) -> wi * numz + zi, the template rows [pair][phase][M] keep their shape, and the
 /// harmonic tables gain the sub-harmonic w row beside the z row. Nothing in the segment layout
