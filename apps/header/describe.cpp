@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "describe.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -16,10 +17,51 @@
 namespace fastpsr::app {
 namespace {
 
-// Data bytes after the header: from the size of a file, by reading to the end of a pipe.
-std::uint64_t data_bytes_after(ByteSource& src, std::uint64_t header_bytes) {
-  if (const auto size = src.size()) return *size >= header_bytes ? *size - header_bytes : 0;
+// Bytes from offset `from` to the end: from the size of a file, by reading to the end of a pipe.
+std::uint64_t data_bytes_after(ByteSource& src, std::uint64_t from) {
+  if (const auto size = src.size()) return *size >= from ? *size - from : 0;
   return src.skip(std::numeric_limits<std::uint64_t>::max());
+}
+
+// After the first record of a time series with `nsamples`: when another SIGPROC header follows,
+// the file is a tim-stream (docs/formats-fastpsr.md). Counts its records without keeping them.
+bool describe_tim_stream(FileDescription& d, ByteSource& src) {
+  const SigprocHeader& first = d.header;
+  if (!first.is_time_series() || !first.has("nsamples") || first.nsamples < 0) return false;
+  const std::uint64_t record = static_cast<std::uint64_t>(first.nsamples) * first.bytes_per_sample();
+  if (src.skip(record) != record || !looks_like_sigproc(src.peek(16))) return false;
+  std::uint64_t records = 1;
+  std::uint64_t samples = static_cast<std::uint64_t>(first.nsamples);
+  double dm_lo = first.refdm;
+  double dm_hi = first.refdm;
+  while (!src.peek(1).empty()) {
+    const std::string what = fmt::format("record {}: ", records);
+    SigprocHeader h;
+    try {
+      h = read_sigproc_header(src);
+    } catch (const Error& e) {
+      throw Error(e.code(), what + e.what(), src.name());
+    }
+    if (!h.is_time_series() || !h.has("nsamples") || h.nsamples < 0) {
+      throw Error(ErrorCode::format, what + "not a time-series record with nsamples", src.name());
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(h.nsamples) * h.bytes_per_sample();
+    if (src.skip(bytes) != bytes) {
+      throw Error(ErrorCode::format, what + "truncated: the data end before the samples its header announces",
+                  src.name());
+    }
+    ++records;
+    samples += static_cast<std::uint64_t>(h.nsamples);
+    dm_lo = std::min(dm_lo, h.refdm);
+    dm_hi = std::max(dm_hi, h.refdm);
+  }
+  d.data_bytes = record;
+  d.nsamples = static_cast<std::uint64_t>(first.nsamples);
+  d.extra_lines.emplace_back("tim-stream records", fmt::format("{} (the first is shown)", records));
+  d.extra_lines.emplace_back("tim-stream samples", fmt::format("{}", samples));
+  d.extra_lines.emplace_back("tim-stream DMs (pc/cc)", fmt::format("{:f} to {:f}", dm_lo, dm_hi));
+  d.details = {{"tim_stream_records", records}, {"tim_stream_samples", samples}, {"dm_min", dm_lo}, {"dm_max", dm_hi}};
+  return true;
 }
 
 void describe_sigproc(FileDescription& d, ByteSource& src) {
@@ -27,7 +69,11 @@ void describe_sigproc(FileDescription& d, ByteSource& src) {
   d.telescope = sigproc_telescope_name(d.header.telescope_id);
   d.machine = sigproc_machine_name(d.header.machine_id);
   d.header_bytes = d.header.header_bytes;
-  d.data_bytes = data_bytes_after(src, d.header_bytes);
+  const std::uint64_t start = src.position();
+  if (describe_tim_stream(d, src)) return;
+  // Not a stream: count the data from where the look-ahead stopped.
+  const std::uint64_t looked = src.position() - start;
+  d.data_bytes = looked + data_bytes_after(src, src.position());
   // The same checks as the data readers: no trailing partial sample, not shorter than nsamples.
   d.nsamples = sigproc_nsamples_from_size(d.header, d.header_bytes + *d.data_bytes, src.name());
 }
@@ -251,7 +297,7 @@ void describe_dada(FileDescription& d, ByteSource& src) {
   for (const char* key : {"ORDER", "UTC_START", "OBS_OFFSET", "RECEIVER", "MODE"}) {
     if (const auto v = dh.get(key)) d.extra_lines.emplace_back(key, *v);
   }
-  d.details = nlohmann::json::object();
+  d.details = nlohmann::ordered_json::object();
   for (const auto& [k, v] : dh.entries) d.details[k] = v;
 }
 

@@ -27,7 +27,7 @@ struct FileDescription {
   /// Lines SIGPROC's header has no place for, printed after its lines: (label, value).
   std::vector<std::pair<std::string, std::string>> extra_lines;
   /// Fields only this format has, under `--json`'s "details".
-  nlohmann::json details = nlohmann::json::object();
+  nlohmann::ordered_json details = nlohmann::ordered_json::object();
 };
 
 /// Reads what `header` prints from `path` ("-" for stdin). Throws fastpsr::Error naming the file.

@@ -24,11 +24,7 @@ constexpr const char* kExamples = R"(Examples:
                                        copy with a changed header
 
 Reads SIGPROC .fil/.tim, PRESTO .inf/.dat/.sdat/.fft (through the .inf), search-mode PSRFITS
-(.sf/.fits) and PSRDADA (.dada). Value flags: -telescope -machine -source_name -format -datatype
--frame -barycentric -pulsarcentric -data_type -telescope_id -machine_id -rawdatafile -headersize
--datasize -nsamples -tobs -az_start -za_start -fch1 -bandwidth -fmid -foff -refdm -dm -nchans
--tstart -frequencies -mjd -date -utstart -tsamp -nbits -ibeam -nbeams -nifs -src_raj -src_dej
--ra_deg -dec_deg (also with two dashes).
+(.sf/.fits) and PSRDADA (.dada). The single values print as SIGPROC's header prints them.
 Exit status: 0 success, 1 a file could not be read (the others are still printed), 2 usage error.)";
 
 void print_file_error(const Error& e, const std::string& path) {
@@ -54,7 +50,7 @@ int run(int argc, char** argv) {
   app.add_option("-o,--output", output, "Write a copy of the (one, SIGPROC) input with --set/--unset applied");
   for (const auto& name : value_names()) {
     app.add_flag_callback(
-           "--" + name, [&wanted, name] { wanted.push_back(name); }, "Print " + name)
+           "--" + name, [&wanted, name] { wanted.push_back(name); }, value_description(name))
         ->trigger_on_parse()
         ->group("Single values (SIGPROC's flags; one dash works too)");
   }
@@ -73,7 +69,7 @@ int run(int argc, char** argv) {
   auto out = open_sink("-");
   int status = kExitOk;
   const bool several = files.size() > 1;
-  nlohmann::json all = nlohmann::json::array();
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
   bool first = true;
   for (const auto& path : files) {
     FileDescription d;

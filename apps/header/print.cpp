@@ -223,20 +223,67 @@ const std::vector<std::string>& value_names() {
   return names;
 }
 
+std::string value_description(std::string_view name) {
+  static const std::map<std::string, std::string, std::less<>> text = {
+      {"az_start", "azimuth at the start, degrees"},
+      {"bandwidth", "|foff| x nchans, MHz"},
+      {"barycentric", "1 if barycentric"},
+      {"data_type", "SIGPROC data type code"},
+      {"datasize", "data bytes"},
+      {"datatype", "data type name"},
+      {"date", "start date YYYY/MM/DD"},
+      {"dec_deg", "declination, degrees"},
+      {"dm", "same as -refdm"},
+      {"fch1", "centre of channel 1, MHz"},
+      {"fmid", "fch1 + foff x nchans / 2, MHz"},
+      {"foff", "channel width, MHz"},
+      {"format", "the file's format"},
+      {"frame", "topocentric, barycentric or pulsarcentric"},
+      {"frequencies", "every channel's centre, MHz, one per line"},
+      {"headersize", "header bytes"},
+      {"ibeam", "beam number"},
+      {"machine", "backend name"},
+      {"machine_id", "SIGPROC machine code"},
+      {"mjd", "integer MJD of the start"},
+      {"nbeam", "same as -nbeams"},
+      {"nbeams", "number of beams"},
+      {"nbits", "bits per sample"},
+      {"nchans", "number of channels"},
+      {"nifs", "number of IFs"},
+      {"nsamples", "number of samples"},
+      {"pulsarcentric", "1 if pulsarcentric"},
+      {"ra_deg", "right ascension, degrees"},
+      {"rawdatafile", "original data file"},
+      {"refdm", "reference DM, pc/cc"},
+      {"source_name", "source name"},
+      {"src_dej", "declination +dd:mm:ss.s"},
+      {"src_raj", "right ascension hh:mm:ss.s"},
+      {"telescope", "telescope name"},
+      {"telescope_id", "SIGPROC telescope code"},
+      {"tobs", "observation length, s"},
+      {"tsamp", "sample time, microseconds"},
+      {"tstart", "MJD of the first sample"},
+      {"utstart", "UT of the start hh:mm:ss"},
+      {"za_start", "zenith angle at the start, degrees"},
+  };
+  const auto it = text.find(name);
+  return it == text.end() ? std::string(name) : it->second;
+}
+
 std::string value_text(const FileDescription& d, std::string_view name) {
   const auto it = value_table().find(name);
   if (it == value_table().end()) throw Error(ErrorCode::invalid_argument, fmt::format("no value called '{}'", name));
   return it->second(d) + "\n";
 }
 
-nlohmann::json to_json(const FileDescription& d) {
+nlohmann::ordered_json to_json(const FileDescription& d) {
   const SigprocHeader& h = d.header;
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["file"] = d.path;
   j["format"] = format_name(d.format);
   j["header_size"] = d.header_bytes;
-  j["data_size"] = d.data_bytes ? nlohmann::json(*d.data_bytes) : nlohmann::json(nullptr);
-  j["nsamples"] = d.nsamples ? nlohmann::json(*d.nsamples) : nlohmann::json(nullptr);
+  j["data_size"] = d.data_bytes ? nlohmann::ordered_json(*d.data_bytes) : nlohmann::ordered_json(nullptr);
+  j["nsamples"] = d.nsamples ? nlohmann::ordered_json(*d.nsamples) : nlohmann::ordered_json(nullptr);
   j["tobs"] = tobs_s(d);
   j["telescope"] = d.telescope;
   j["machine"] = d.machine;
@@ -244,7 +291,7 @@ nlohmann::json to_json(const FileDescription& d) {
   j["frame"] = frame(h);
   j["date"] = sigproc_date_string(h.tstart);
   // Every header keyword present, under its SIGPROC name and in SIGPROC units.
-  nlohmann::json keys = nlohmann::json::object();
+  nlohmann::ordered_json keys = nlohmann::ordered_json::object();
   for (const auto& k : h.keys) {
     if (k == "FREQUENCY_START") {
       keys["frequency_table"] = h.frequency_table;

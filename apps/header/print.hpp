@@ -17,11 +17,13 @@ void print_listing(ByteSink& out, const FileDescription& d);
 
 /// The names accepted as single-value flags (-tsamp, --tsamp, ...), in SIGPROC's spelling.
 const std::vector<std::string>& value_names();
+/// What the value `name` is, with its unit, for --help.
+std::string value_description(std::string_view name);
 /// The value of `name` as SIGPROC `header -name` prints it (-tsamp in microseconds, -fch1 with
 /// three decimals, ...). `-frequencies` gives one line per channel. Lines end in '\n'.
 std::string value_text(const FileDescription& d, std::string_view name);
 
 /// Everything as one JSON object.
-nlohmann::json to_json(const FileDescription& d);
+nlohmann::ordered_json to_json(const FileDescription& d);
 
 }  // namespace fastpsr::app

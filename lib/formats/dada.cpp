@@ -114,6 +114,9 @@ DadaHeader read_dada_header(ByteSource& src) {
   if (first.empty()) throw Error(ErrorCode::format, "empty file: no DADA header", src.name());
   const std::string head(reinterpret_cast<const char*>(first.data()), first.size());
   DadaHeader h = parse_dada_header(head, src.name());
+  if (const auto size = src.size(); size && *size < src.position() + h.hdr_size) {
+    throw Error(ErrorCode::format, fmt::format("file is shorter than its header (HDR_SIZE {})", h.hdr_size), src.name());
+  }
   std::vector<char> block(h.hdr_size);
   src.read_exact(block.data(), block.size(), "DADA header");
   return parse_dada_header(std::string_view(block.data(), block.size()), src.name());

@@ -40,6 +40,9 @@ std::size_t FilterbankReader::read_packed(std::uint8_t* dst, std::size_t n) {
 }
 
 std::size_t FilterbankReader::read_float(float* dst, std::size_t n) {
+  // Never a buffer larger than the data left, whatever the caller asks (a header may claim
+  // huge spectra over an empty file).
+  if (nsamples_) n = static_cast<std::size_t>(std::min<std::uint64_t>(n, *nsamples_ - std::min(*nsamples_, position_)));
   const std::size_t values_per_sample = static_cast<std::size_t>(header_.nchans) * header_.nifs;
   scratch_.resize(n * header_.bytes_per_sample());
   const std::size_t got = read_packed(scratch_.data(), n);

@@ -170,7 +170,10 @@ FitsHeader read_fits_header(ByteSource& src) {
   for (std::size_t block = 0; block < kMaxHeaderBlocks; ++block) {
     const std::size_t old = bytes.size();
     bytes.resize(old + kFitsBlock);
-    src.read_exact(bytes.data() + old, kFitsBlock, "FITS header");
+    if (src.read(bytes.data() + old, kFitsBlock) != kFitsBlock) {
+      throw Error(ErrorCode::format,
+                  fmt::format("the file ends inside a FITS header (no END card; {} bytes into it)", old), src.name());
+    }
     const std::string_view added(reinterpret_cast<const char*>(bytes.data() + old), kFitsBlock);
     for (std::size_t at = 0; at < kFitsBlock; at += kFitsCard) {
       if (trim(added.substr(at, 8)) == "END") return parse_fits_header(bytes, src.name());

@@ -163,8 +163,8 @@ PrestoInf parse_inf(std::string_view text, const std::string& name) {
   if (!have_n) throw Error(ErrorCode::format, "no 'Number of bins in the time series' line: not a PRESTO .inf", name);
   if (!have_dt) throw Error(ErrorCode::format, "no 'Width of each time series bin' line: not a PRESTO .inf", name);
   // 2^53: beyond it a double no longer counts bins exactly (and no real series is that long).
-  if (!(d.N > 0 && d.N <= 9007199254740992.0)) {
-    throw Error(ErrorCode::format, fmt::format("number of bins must be positive, got {}", d.N), name);
+  if (!(d.N > 0 && d.N <= 9007199254740992.0) || d.N != std::floor(d.N)) {
+    throw Error(ErrorCode::format, fmt::format("number of bins must be a positive whole number, got {}", d.N), name);
   }
   if (!(d.dt > 0 && std::isfinite(d.dt))) {
     throw Error(ErrorCode::format, fmt::format("bin width must be a positive number of seconds, got {}", d.dt), name);

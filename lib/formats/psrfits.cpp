@@ -193,7 +193,7 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(s
   row_.resize(static_cast<std::size_t>(row_bytes_));
   values_.resize(static_cast<std::size_t>(nsblk * nchan));
   if (info_.nrows == 0) fail(ErrorCode::format, "SUBINT table has no rows");
-  load_row();
+  read_row();  // decoded below, once the channel order is known
 
   // Frequencies and start time from row 0.
   info_.dat_freq_mhz = column_reals(row_, *freq_col_, info_.nchan);
@@ -237,6 +237,7 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(s
   header_.tstart = static_cast<double>(info_.stt_imjd) +
                    (info_.stt_smjd_s + info_.stt_offs_s + be_delay_s + info_.first_row_offset_s) / 86400.0;
   if (header_.source_name.empty()) header_.remove_key("source_name");
+  decode_row();
 }
 
 std::unique_ptr<PsrfitsReader> PsrfitsReader::open(const std::string& path) {
@@ -244,6 +245,11 @@ std::unique_ptr<PsrfitsReader> PsrfitsReader::open(const std::string& path) {
 }
 
 void PsrfitsReader::load_row() {
+  read_row();
+  decode_row();
+}
+
+void PsrfitsReader::read_row() {
   try {
     src_->read_exact(row_.data(), row_.size(), "SUBINT row");
   } catch (const Error& e) {
@@ -255,7 +261,6 @@ void PsrfitsReader::load_row() {
   ++rows_loaded_;
   row_pos_ = 0;
   row_valid_ = static_cast<std::size_t>(nsamples_ > before ? std::min(nsblk, nsamples_ - before) : 0);
-  decode_row();
 }
 
 void PsrfitsReader::decode_row() {

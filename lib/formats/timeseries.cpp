@@ -46,7 +46,7 @@ std::string data_path_for_inf(const std::string& inf_path) {
               inf_path);
 }
 
-TimeSeries read_presto_timeseries(const std::string& path, std::unique_ptr<ByteSource> src) {
+TimeSeries read_presto_timeseries(const std::string& path, std::unique_ptr<ByteSource> src, bool shorts) {
   if (path == "-") {
     throw Error(ErrorCode::unsupported, "a PRESTO .dat cannot be read from stdin: its .inf is found by its name",
                 src->name());
@@ -56,11 +56,7 @@ TimeSeries read_presto_timeseries(const std::string& path, std::unique_ptr<ByteS
     throw Error(ErrorCode::io, fmt::format("missing .inf: expected '{}' beside it", inf_path), path);
   }
   const PrestoInf inf = read_inf(inf_path);
-  if (inf.N != std::floor(inf.N)) {
-    throw Error(ErrorCode::format, fmt::format("number of bins {} is not a whole number", inf.N), inf_path);
-  }
   const auto n = static_cast<std::uint64_t>(inf.N);
-  const bool shorts = path.ends_with(".sdat") || path.ends_with(".SDAT");
   DatReader reader(std::move(src), shorts ? DatSampleType::int16 : DatSampleType::float32);
   if (const auto have = reader.nsamples()) {
     if (*have < n) {
@@ -126,10 +122,10 @@ TimeSeries read_timeseries(const std::string& path) {
       return read_sigproc_timeseries(std::move(src));
     case FileFormat::presto_dat:
     case FileFormat::presto_sdat:
-      return read_presto_timeseries(path, std::move(src));
+      return read_presto_timeseries(path, std::move(src), f == FileFormat::presto_sdat);
     case FileFormat::presto_inf: {
       const std::string data = data_path_for_inf(path);
-      return read_presto_timeseries(data, open_source(data));
+      return read_presto_timeseries(data, open_source(data), data.ends_with(".sdat"));
     }
     default:
       break;

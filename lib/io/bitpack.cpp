@@ -40,6 +40,7 @@ float round_clip(float x, float lo, float hi) {
 }  // namespace
 
 void unpack_to_float(const std::uint8_t* in, float* out, std::size_t n, int nbits, bool is_signed) {
+  if (n == 0) return;  // empty buffers may be null, which memcpy/memset must not see
   switch (nbits) {
     case 1: unpack_sub_byte<1>(in, out, n); return;
     case 2: unpack_sub_byte<2>(in, out, n); return;
@@ -65,6 +66,7 @@ void unpack_to_float(const std::uint8_t* in, float* out, std::size_t n, int nbit
 }
 
 void pack_from_float(const float* in, std::uint8_t* out, std::size_t n, int nbits, bool is_signed) {
+  if (n == 0) return;  // empty buffers may be null, which memcpy/memset must not see
   switch (nbits) {
     case 1:
     case 2:

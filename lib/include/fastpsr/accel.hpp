@@ -8,8 +8,9 @@
 /// ## Definitions (all backends)
 ///
 /// Spectrum. X_k, k = 0 .. numbins-1: complex float32 Fourier amplitudes of a real series of N =
-/// 2*numbins samples, already normalised by the caller (accel_spectrum.hpp) so that |X_k|^2 has
-/// mean ~1 in noise. Bins outside [0, numbins) are taken as zero.
+/// 2*numbins samples, prepared by the caller (accel_spectrum.hpp): either normalised so that
+/// |X_k|^2 has mean ~1 in noise, or left raw with the normalisation given as a power scale
+/// (PRESTO's block medians; see Plane). Bins outside [0, numbins) are taken as zero.
 ///
 /// Grid. r = rk / 2 (rk: the half-bin index), z = -zmax + 2*zi (zi = 0 .. numz-1),
 /// w = -wmax + 20*wi (wi = 0 .. numw-1; wmax is 0, numw 1, until jerk searches exist).
@@ -35,11 +36,12 @@
 ///     S_s(rk, zi) = sum_{h=1..H} P(sub_rk(rk, h, H), sub_zi(zi, h, H))
 /// with sub_rk = floor(rk*h/H + 1/2) (exact integer rounding, half up) and, for z = -zmax + 2 zi,
 /// sub_z = 2 * round_half_away_from_zero(z*h/(2H)), sub_zi = (sub_z + zmax) / 2. (This is
-/// PRESTO's in-memory search; the harmonic h = H term is P(rk, zi) itself.)
+/// PRESTO's in-memory search; the harmonic h = H term is P(rk, zi) itself.) A backend thus needs
+/// P for every rk from sub_rk(rk_begin, 1, numharm) up to rk_end.
 ///
 /// Hits. Every (stage, rk, zi) with rk in [rk_begin, rk_end) and S_s(rk, zi) > powcut[s]
 /// (strictly greater) is a hit. Backends differ only by float rounding: the CPU backend and the
-/// double-precision reference agree to a relative 1e-4 in P (tests/unit/accel).
+/// double-precision reference agree to a relative 2e-4 in P (tests/unit/accel).
 #include <algorithm>
 #include <array>
 #include <complex>

@@ -59,7 +59,8 @@ class PsrfitsReader final : public SpectraSource {
   std::uint64_t skip(std::uint64_t n) override;
 
  private:
-  void load_row();    // reads and decodes the next row into values_
+  void load_row();    // read_row() then decode_row()
+  void read_row();    // the next row's bytes into row_
   void decode_row();  // row_ -> values_
   std::unique_ptr<ByteSource> src_;
   PsrfitsInfo info_;

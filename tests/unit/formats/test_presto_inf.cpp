@@ -84,5 +84,19 @@ TEST_CASE("presto .inf: missing lines and bad numbers are errors") {
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  0\n"
                                  " Width of each time series bin (sec)    =  0.001\n",
                                  "a.inf"),
-                       doctest::Contains("must be positive"), Error);
+                       doctest::Contains("must be a positive whole number"), Error);
+  // A fractional N would not survive PRESTO's "%-11.0f".
+  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  1.5\n"
+                                 " Width of each time series bin (sec)    =  0.001\n",
+                                 "a.inf"),
+                       doctest::Contains("got 1.5"), Error);
+  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
+                                 " Width of each time series bin (sec)    =  nan\n",
+                                 "a.inf"),
+                       doctest::Contains("bin width must be a positive number"), Error);
+  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
+                                 " Width of each time series bin (sec)    =  0.1\n"
+                                 " Number of channels                     =  1e300\n",
+                                 "a.inf"),
+                       doctest::Contains("out of range"), Error);
 }

@@ -136,7 +136,7 @@ TEST_CASE("sigproc header: bad headers give clear errors") {
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::format);
       CHECK(e.path() == "bad.fil");
-      CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+      CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos, std::string(e.what()));
     }
   };
   const SigprocHeader good = every_key_header();

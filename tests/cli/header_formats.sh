@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# header on every format it reads (shared data), and the ones it does not.
+set -eu
+. "$(dirname "$0")/lib/sigproc.bash"
+data="${FASTPSR_SHARED:-}/data"
+[ -d "$data" ] || skip "shared data not found at $data"
+[ "$("$HEADER" "$data/real/parkes_crab_4bit.sf" -nchans -nsamples -tsamp -fch1 -foff -nbits)" = "416
+4096
+512.00000
+4028.000
+-8.000000
+4" ] || fail "PSRFITS values"
+"$HEADER" "$data/real/parkes_crab_4bit.sf" | grep -q "^Polarisations *: 4, AABBCRCI (AA+BB summed)" || fail "PSRFITS lines"
+for f in small_DM62.50.dat small_DM62.50.inf small_DM62.50.fft; do
+  "$HEADER" "$data/peer-outputs/small/$f" -nsamples -refdm -tsamp | tr '\n' ' ' | grep -qx "32768 62.500000 64.00000 " ||
+    fail "$f"
+done
+cp "$data/peer-outputs/small/small_DM62.50.dat" "$WORK/orphan.dat"
+EXPECT="missing .inf: expected '$WORK/orphan.inf'" expect_header_error "$WORK/orphan.dat" "$WORK/orphan.dat"
+EXPECT="GUPPI RAW" expect_header_error "$data/real/puppi_J1810+1744.raw" "$data/real/puppi_J1810+1744.raw"
+printf 'hello, world' >"$WORK/hello.txt"
+EXPECT="unknown format" expect_header_error "$WORK/hello.txt" "$WORK/hello.txt"
+echo ok

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --set/--unset -o: a copy with the header changed and the data untouched; bad edits are errors
+# that leave no output.
+set -eu
+. "$(dirname "$0")/lib/sigproc.bash"
+{ NSAMPLES=50 fil_header; head -c 200 /dev/urandom; } >"$WORK/in.fil"
+"$HEADER" "$WORK/in.fil" --set source_name=J0534+2200 --set tstart=58543.25 --set ibeam=3 --unset nsamples \
+  -o "$WORK/out.fil"
+[ "$("$HEADER" "$WORK/out.fil" -source_name -tstart -ibeam)" = "J0534+2200
+58543.250000000000
+3" ] || fail "values after --set"
+cmp <(tail -c 200 "$WORK/in.fil") <(tail -c 200 "$WORK/out.fil") || fail "data changed"
+"$HEADER" --json "$WORK/out.fil" | grep -q '"nsamples": 50' || fail "sample count"
+"$HEADER" --json "$WORK/out.fil" | grep -q '"header": {[^}]*"nsamples"' && fail "nsamples was not removed"
+# Through pipes.
+"$HEADER" - --set nbits=16 --unset nsamples -o - <"$WORK/in.fil" | "$HEADER" - -nbits -nsamples | tr '\n' ' ' | grep -qx "16 25 " ||
+  fail "pipe"
+# Errors: no output appears.
+for bad in "--set nchans=0" "--set nbits=3" "--set nchans=3" "--set tsamp=abc" "--set nosuchkey=1" "--unset nosuchkey"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$HEADER" "$WORK/in.fil" $bad -o "$WORK/bad.fil" 2>"$WORK/err"
+  rc=$?
+  set -e
+  [ "$rc" -ne 0 ] || fail "$bad: accepted"
+  grep -q "^header: error: " "$WORK/err" || fail "$bad: $(cat "$WORK/err")"
+  [ ! -e "$WORK/bad.fil" ] || fail "$bad: output left behind"
+  [ -z "$(ls -A "$WORK" | grep '\.tmp\.')" ] || fail "$bad: temporary left behind"
+done
+echo ok

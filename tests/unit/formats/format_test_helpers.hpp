@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Helpers for the format tests: a source that behaves like a pipe, and a writer of small
+// synthetic search-mode PSRFITS files whose every value the test chooses.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpsr/byte_stream.hpp"
+
+namespace fastpsr::test {
+
+/// Bytes served like a pipe: no size, no seeking, and reads of at most `chunk` bytes.
+std::unique_ptr<ByteSource> pipe_source(std::vector<std::uint8_t> bytes, std::size_t chunk = 7,
+                                        std::string name = "<pipe>");
+
+/// A search-mode PSRFITS file: primary HDU, an empty HISTORY table (so the reader must skip an
+/// HDU), then SUBINT. `raw` holds the stored integers (float values for nbits 32) in file order
+/// [row][sample][pol][chan]; sub-byte values are packed earliest sample in the most significant
+/// bits, as PSRFITS says.
+struct FakePsrfits {
+  int nbits = 8;
+  int nchan = 4;
+  int npol = 1;
+  int nsblk = 8;
+  int nrows = 2;
+  std::string pol_type = "AA+BB";
+  double tbin_s = 1e-3;
+  double zero_off = 0.0;
+  bool signint = false;
+  std::int64_t nstot = 0;         ///< written when > 0
+  double tzero16 = 0.0;           ///< TZERO of a 16-bit DATA column (32768 for unsigned)
+  std::vector<double> freqs_mhz;  ///< nchan
+  bool freqs_as_float = false;    ///< DAT_FREQ as E instead of D
+  std::vector<float> wts;         ///< nchan (empty: column left out)
+  std::vector<float> offs;        ///< nchan * npol, [pol][chan] (empty: left out)
+  std::vector<float> scl;         ///< nchan * npol
+  std::vector<double> raw;
+  std::int64_t stt_imjd = 60000;
+  double stt_smjd_s = 100.0;
+  double stt_offs_s = 0.25;
+  bool offs_sub_set = true;  ///< OFFS_SUB = (row + 1/2) x row length; else 0
+  std::string obs_mode = "SEARCH";
+
+  [[nodiscard]] std::vector<std::uint8_t> encode() const;
+};
+
+}  // namespace fastpsr::test
