@@ -59,8 +59,67 @@ std::vector<double> presto_frequencies(const DedispInput& in) {
   return f;
 }
 
+// SIGPROC's dmshift() walks the band by repeated addition (fi += df), which differs from
+// fch1 + c * foff in the last bits for spacings that are not exact binary fractions.
+std::vector<double> sigproc_frequencies(const DedispInput& in) {
+  const bool regular = in.foff_mhz != 0.0 && !in.chan_freq_mhz.empty() && in.chan_freq_mhz.front() == in.fch1_mhz;
+  if (!regular) return in.chan_freq_mhz;
+  std::vector<double> f(static_cast<std::size_t>(in.nchans));
+  double fi = in.fch1_mhz;
+  for (auto& x : f) {
+    x = fi;
+    fi += in.foff_mhz;
+  }
+  return f;
+}
+
 std::int64_t nearest_long(double x) {
   return x < 0.0 ? static_cast<std::int64_t>(x - 0.5) : static_cast<std::int64_t>(x + 0.5);
+}
+
+// PRESTO dispersion.c subband_delays(): delay (s) at the highest channel of each subband,
+// lowest subband first.
+std::vector<double> presto_subband_top_delays(const DedispInput& in, int nsub, double dm) {
+  const double chanwidth = std::fabs(in.foff_mhz);
+  const double lofreq = in.fch1_mhz - (in.nchans - 1) * chanwidth;
+  const int chan_per_subband = in.nchans / nsub;
+  const double subbandwidth = chanwidth * chan_per_subband;
+  const double losub_hifreq = lofreq + subbandwidth - chanwidth;
+  std::vector<double> d(static_cast<std::size_t>(nsub));
+  for (int j = 0; j < nsub; ++j) {
+    const double f = losub_hifreq + j * subbandwidth;
+    d[static_cast<std::size_t>(j)] = dm / (0.000241 * f * f);
+  }
+  return d;
+}
+
+// prepsubband stage 1: per channel (PRESTO order), the delay within its subband at the mean
+// DM, NEAREST_LONG in input samples (subband_search_delays).
+std::vector<std::int64_t> presto_subband_stage1(const DedispInput& in, const DedispProblem& p) {
+  double avgdm = 0.0;
+  for (double dm : p.dms) avgdm += dm;
+  avgdm /= static_cast<double>(p.dms.size());
+  const double chanwidth = std::fabs(in.foff_mhz);
+  const double lofreq = in.fch1_mhz - (in.nchans - 1) * chanwidth;
+  const int cps = in.nchans / p.presto_nsub;
+  const std::vector<double> top = presto_subband_top_delays(in, p.presto_nsub, avgdm);
+  std::vector<std::int64_t> s(static_cast<std::size_t>(in.nchans));
+  for (int ii = 0; ii < in.nchans; ++ii) {
+    const double f = lofreq + ii * chanwidth;
+    const double d = avgdm / (0.000241 * f * f) - top[static_cast<std::size_t>(ii / cps)];
+    s[static_cast<std::size_t>(ii)] = nearest_long(d / in.tsamp_s);
+  }
+  return s;
+}
+
+// prepsubband stage 2: per subband, the delay of its top channel relative to the top
+// subband's at `dm`, NEAREST_LONG in output samples.
+std::vector<std::int64_t> presto_subband_stage2(const DedispInput& in, const DedispProblem& p, double dm,
+                                                double out_tsamp) {
+  const std::vector<double> top = presto_subband_top_delays(in, p.presto_nsub, dm);
+  std::vector<std::int64_t> s(top.size());
+  for (std::size_t j = 0; j < top.size(); ++j) s[j] = nearest_long((top[j] - top.back()) / out_tsamp);
+  return s;
 }
 
 }  // namespace
@@ -94,16 +153,36 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
     freqs = presto_frequencies(in);
     plan.ref_freq_mhz = *std::max_element(freqs.begin(), freqs.end());
   } else {
-    freqs = in.chan_freq_mhz;
+    freqs = sigproc_frequencies(in);
     plan.ref_freq_mhz = freqs.front();
   }
+  const bool two_stage = problem.presto_nsub > 0 && problem.presto_nsub != in.nchans;
+  if (problem.presto_nsub != 0) {
+    FASTPSR_EXPECTS(problem.model == DelayModel::presto, "subband delays (nsub {}) exist only in the presto model",
+                    problem.presto_nsub);
+    FASTPSR_EXPECTS(problem.presto_nsub > 0 && in.nchans % problem.presto_nsub == 0,
+                    "nsub {} must divide the {} channels", problem.presto_nsub, in.nchans);
+    FASTPSR_EXPECTS(!two_stage || problem.downsample == 1,
+                    "subband delays (nsub {} < {} channels) need downsample 1: prepsubband shifts channels "
+                    "before it downsamples",
+                    problem.presto_nsub, in.nchans);
+    FASTPSR_EXPECTS(!two_stage || std::fabs(in.foff_mhz) > 0.0, "subband delays need a regular band (foff != 0)");
+  }
+  const std::vector<std::int64_t> stage1 = two_stage ? presto_subband_stage1(in, problem) : std::vector<std::int64_t>();
   plan.delays.resize(problem.dms.size() * nchans);
   plan.dm_max_delay.assign(problem.dms.size(), 0);
   for (std::size_t i = 0; i < problem.dms.size(); ++i) {
     std::int32_t dmax = 0;
+    const std::vector<std::int64_t> stage2 =
+        two_stage ? presto_subband_stage2(in, problem, problem.dms[i], out_tsamp) : std::vector<std::int64_t>();
     for (std::size_t c = 0; c < nchans; ++c) {
       const double d = dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp;
-      const std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
+      std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
+      if (two_stage) {
+        const std::size_t ii = nchans - 1 - c;  // PRESTO's channel index: lowest frequency first
+        const auto sb = ii / (nchans / static_cast<std::size_t>(problem.presto_nsub));
+        s = stage1[ii] + stage2[sb];
+      }
       if (s < 0) {
         throw Error(ErrorCode::invalid_argument,
                     fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "

@@ -8,7 +8,8 @@
 ///   out[i][t] = sum over kept channels c of x_D[t + delay[i][c]][c].
 /// Integer input (nbits <= 16) is summed exactly in integers and converted to float32 once,
 /// so every backend gives bit-identical output, equal to a double-precision reference
-/// rounded to float32. Float input (nbits 32) is summed in float32 (relative error <= 1e-6).
+/// rounded to float32. Float input (nbits 32): |out - ref| <= 1e-6 * sum of |terms| (the CPU
+/// backend sums in double, so its output is the reference rounded once, but for ties).
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -25,8 +26,9 @@ namespace fastpsr {
 ///  - presto: K = 1/2.41e-4 s MHz^2 pc^-1 cm^3, reference = centre of the highest channel,
 ///    channel frequencies as PRESTO derives them (lowest channel + i * |foff|), delays rounded
 ///    half away from zero (NEAREST_LONG) in units of the output sample time.
-///  - sigproc: K = 4148.741601, reference = fch1 (channel 0), frequencies fch1 + c * foff,
-///    delays truncated toward zero.
+///  - sigproc: K = 4148.741601, reference = fch1 (channel 0), frequencies fch1 + c * foff
+///    formed as SIGPROC's dmshift() does (fch1, then foff added once per channel), delays
+///    truncated toward zero.
 enum class DelayModel { presto, sigproc };
 
 /// Parses "presto" or "sigproc" (Error(invalid_argument) otherwise).
@@ -58,19 +60,24 @@ struct DedispInput {
 /// One group of DM trials sharing a time resolution.
 struct DedispProblem {
   DedispInput input;
-  std::vector<double> dms;           ///< trial DMs, pc cm^-3 (>= 0)
-  int downsample = 1;                ///< input samples summed per output sample
+  std::vector<double> dms;  ///< trial DMs, pc cm^-3 (>= 0)
+  int downsample = 1;       ///< input samples summed per output sample
   DelayModel model = DelayModel::presto;
-  std::vector<std::uint8_t> keep;    ///< per channel: 1 use, 0 killed; empty = all used
+  std::vector<std::uint8_t> keep;  ///< per channel: 1 use, 0 killed; empty = all used
+  /// presto model only: round delays as prepsubband -nsub N does (two stages: within each
+  /// subband at the mean DM of `dms`, then per subband at each DM). 0 (or nchans) = per channel,
+  /// as prepdata. N must divide nchans; with N < nchans downsample must be 1. Only the delay
+  /// table changes: backends need not know.
+  int presto_nsub = 0;
 };
 
 struct DedispPlan {
   DedispProblem problem;
-  double ref_freq_mhz = 0.0;                ///< the output is referenced to this frequency
-  std::vector<std::int32_t> delays;         ///< [dm * nchans + chan], output samples, >= 0
-  std::vector<std::int32_t> dm_max_delay;   ///< per DM: max over kept channels
-  std::int32_t max_delay = 0;               ///< over all DMs: output samples of history needed
-  std::int32_t min_dm_max_delay = 0;        ///< min over DMs of dm_max_delay
+  double ref_freq_mhz = 0.0;               ///< the output is referenced to this frequency
+  std::vector<std::int32_t> delays;        ///< [dm * nchans + chan], output samples, >= 0
+  std::vector<std::int32_t> dm_max_delay;  ///< per DM: max over kept channels
+  std::int32_t max_delay = 0;              ///< over all DMs: output samples of history needed
+  std::int32_t min_dm_max_delay = 0;       ///< min over DMs of dm_max_delay
 
   [[nodiscard]] std::size_t ndms() const noexcept { return problem.dms.size(); }
   [[nodiscard]] int nchans() const noexcept { return problem.input.nchans; }
@@ -104,7 +111,10 @@ struct DedispBlock {
 struct DedispOptions {
   std::size_t gulp_samples = 0;                   ///< new input samples per push; 0 = backend default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
-  int threads = 0;                                ///< CPU threads; 0 = OpenMP default
+  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=1|4|8|16, dm_tile, time_tile,
+  /// chan_block.
+  std::map<std::string, std::string> cpu_config;
+  int threads = 0;  ///< CPU threads; 0 = OpenMP default
 };
 
 /// A streaming dedisperser. push() takes new input samples; the backend keeps the history it
@@ -115,9 +125,12 @@ class Dedisperser {
   [[nodiscard]] virtual const DedispPlan& plan() const noexcept = 0;
   /// Most input samples one push() accepts (a multiple of the downsampling factor).
   [[nodiscard]] virtual std::size_t gulp_samples() const noexcept = 0;
-  /// Feeds n <= gulp_samples() new packed input samples (host memory). Returns the next block of
-  /// complete output: possibly empty, and on pipelining backends possibly the block of an
-  /// earlier push. Blocks come in order without gaps. The block stays valid until the next call.
+  /// Feeds n <= gulp_samples() new packed input samples (host memory). n must be a multiple of
+  /// the downsampling factor D, except in the last push before flush(): there a trailing
+  /// incomplete group of fewer than D samples is ignored (the output has nin / D samples).
+  /// Returns the next block of complete output: possibly empty, and on pipelining backends
+  /// possibly the block of an earlier push. Blocks come in order without gaps. The block stays
+  /// valid until the next call.
   virtual DedispBlock push(const std::uint8_t* packed, std::size_t n) = 0;
   /// After the last push, call until it returns an empty block. The input is taken as followed
   /// by zeros up to the end of the output that any DM still needs, so blocks reach output

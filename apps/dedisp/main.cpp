@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+// dedisp: incoherent dedispersion of a SIGPROC filterbank (file or stdin) over many DM trials,
+// streamed in gulps, to PRESTO .dat/.inf, SIGPROC .tim, a .tim record stream or a DM-time
+// filterbank. Flags -> plans -> backend -> stream loop -> outputs.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <iostream>
+#include <numeric>
+
+#include "common/progress.hpp"
+#include "common/tool_main.hpp"
+#include "fastpsr/baseline.hpp"
+#include "fastpsr/channel_mask.hpp"
+#include "fastpsr/dedisp.hpp"
+#include "fastpsr/dedisp_backend.hpp"
+#include "fastpsr/dm_plan.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/filterbank.hpp"
+#include "fastpsr/log.hpp"
+#include "fastpsr/quantize.hpp"
+#include "fastpsr/zero_dm.hpp"
+#include "outputs.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  dedisp obs.fil --dm 0:1000:0.5 -o out/obs          PRESTO out/obs_DM0.00.dat/.inf ... _DM1000.00
+  dedisp obs.fil --dm-plan auto --dm-max 2000 -o out/obs   DDplan-style ranges with downsampling
+  dedisp obs.fil --dm-plan show --dm-max 2000        print the automatic plan as a table
+  dedisp obs.fil -d 56.7 > obs.tim                   one DM, SIGPROC .tim on stdout (dedisperse style)
+  cat obs.fil | dedisp - --dm 0:100:1 --format tim-stream | accelsearch -
+  dedisp obs.fil --dm-list dms.txt --kill-chans 0:40,800:823 --baseline median:4096 -o out/obs
+  dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
+  dedisp obs.fil --dm 0:500:1 --format fil -B 8 -o dmtime.fil                 DM-time quick look
+  PRESTO flags work too: dedisp -lodm 58 -dmstep 0.3 -numdms 32 -nobary -o iso iso.fil
+
+Output holds, for each DM, exactly the samples whose every channel has data (N - max delay at
+that DM, in output samples): no padding. The plain sum over channels is written unless
+--baseline says otherwise. See man dedisp for the delay models and the edge rules.)";
+
+struct Options {
+  std::string input;
+  std::string dm_range;
+  std::vector<double> single_dm;
+  std::string dm_list;
+  std::string dm_plan;
+  double dm_min = 0.0;
+  double dm_max = 1000.0;
+  double dm_tol = 1.25;
+  int plan_nsub = 0;
+  double lodm = -1.0;
+  double dmstep = 1.0;
+  int numdms = 0;
+  int downsample = 1;
+  int nsub = 0;
+  std::string output;
+  std::string format;
+  int nbits_out = 32;
+  std::string delay_model;
+  std::string baseline = "none";
+  bool nobaseline = false;
+  std::string kill_chans;
+  std::string ignore_file;
+  bool zero_dm = false;
+  std::uint64_t start = 0;
+  std::uint64_t nsamps = 0;
+  int dm_prec = 2;
+  std::size_t gulp = 0;
+  int threads = 0;
+  std::string cpu_config;
+  std::string gpu_config;
+  std::string tmpdir;
+  bool nobary = false;
+  CommonOptions common;
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("input", o.input, "SIGPROC filterbank file, or - for stdin")->required();
+  auto* trials = "DM trials (one of these)";
+  app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
+  app.add_option("-d", o.single_dm, "One DM (SIGPROC dedisperse -d)")->group(trials)->expected(1);
+  app.add_option("--dm-list", o.dm_list, "File of DMs (whitespace or commas, # comments)")->group(trials);
+  app.add_option("--dm-plan", o.dm_plan,
+                 "auto: DDplan-style ranges between --dm-min and --dm-max; show: print that plan and exit")
+      ->check(CLI::IsMember({"auto", "show"}))
+      ->group(trials);
+  app.add_option("--lodm", o.lodm, "PRESTO prepsubband: lowest DM (with --dmstep, --numdms)")->group(trials);
+  app.add_option("--dmstep", o.dmstep, "PRESTO prepsubband: DM step")->group(trials);
+  app.add_option("--numdms", o.numdms, "PRESTO prepsubband: number of DMs")->group(trials);
+  auto* plan = "Automatic DM plan";
+  app.add_option("--dm-min", o.dm_min, "Lowest DM of the plan")->capture_default_str()->group(plan);
+  app.add_option("--dm-max", o.dm_max, "Highest DM of the plan")->capture_default_str()->group(plan);
+  app.add_option("--dm-tol", o.dm_tol,
+                 "Smearing tolerance: two time scales within this factor count as equal (DDplan.py uses 1.2)")
+      ->capture_default_str()
+      ->group(plan);
+  app.add_option("--dm-plan-nsub", o.plan_nsub,
+                 "Plan as DDplan.py -s N would for a prepsubband run with N subbands (to compare plans)")
+      ->group(plan);
+  auto* out = "Output";
+  app.add_option("-o,--output", o.output,
+                 "Output root (dat; tim with several DMs) or file (tim with one DM, tim-stream, fil; - = stdout)")
+      ->group(out);
+  app.add_option("--format", o.format,
+                 "dat (PRESTO .dat+.inf per DM), tim (SIGPROC .tim per DM), tim-stream (.tim records, one per DM, "
+                 "on one stream) or fil (DM-time filterbank). Default: from -o (.tim, .fil), dat with -o, else tim "
+                 "(one DM) or tim-stream on stdout")
+      ->group(out);
+  app.add_option("-B,--nbits-out", o.nbits_out,
+                 "Bits per output sample for tim/tim-stream/fil: 32 (float), 16 or 8 (unsigned, scaled: median at "
+                 "mid-range, +-8 sigma full scale, fitted on the first 16384 samples of each DM)")
+      ->check(CLI::IsMember({8, 16, 32}))
+      ->capture_default_str()
+      ->group(out);
+  app.add_option("--dm-prec,--dmprec", o.dm_prec, "Digits after the point of the DM in file names")
+      ->capture_default_str()
+      ->group(out);
+  app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
+      ->group(out);
+  auto* proc = "Processing";
+  app.add_option("--delay-model", o.delay_model,
+                 "presto (PRESTO's constant, top channel centre, rounded) or sigproc (SIGPROC's constant, fch1, "
+                 "truncated). Default: presto for dat and fil, sigproc for tim and tim-stream")
+      ->check(CLI::IsMember({"presto", "sigproc"}))
+      ->group(proc);
+  app.add_option("--baseline", o.baseline,
+                 "none (plain sum, PRESTO prepsubband), median:N (subtract the median of each block of N output "
+                 "samples) or sigproc (SIGPROC dedisperse's default: blocks of 32*nchans, last block uses the "
+                 "previous median)")
+      ->capture_default_str()
+      ->group(proc);
+  app.add_flag("--nobaseline", o.nobaseline, "Same as --baseline none (SIGPROC dedisperse -nobaseline)")->group(proc);
+  app.add_option("--kill-chans,--ignorechan", o.kill_chans,
+                 "Channels to leave out: 0-based list/ranges '0:40,800:823', a file of them, or a SIGPROC killfile")
+      ->group(proc);
+  app.add_option("-i,--ignore-file", o.ignore_file, "SIGPROC dedisperse -i file: channels to leave out, from 1")
+      ->group(proc);
+  app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
+  app.add_option("--downsample,--downsamp", o.downsample,
+                 "Sum this many input samples per output sample (with --dm, -d, --dm-list, --lodm)")
+      ->capture_default_str()
+      ->group(proc);
+  app.add_option("--nsub", o.nsub,
+                 "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
+      ->group(proc);
+  app.add_option("--start", o.start, "Input samples to skip first")->group(proc);
+  app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")->group(proc);
+  app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
+  auto* dev = "Backend";
+  app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")->group(dev);
+  app.add_option("--threads", o.threads, "CPU threads (default: all)")->group(dev);
+  app.add_option("--cpu-config", o.cpu_config,
+                 "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
+      ->group(dev);
+  app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (see -v for the current ones)")
+      ->group(dev);
+  add_common_options(app, o.common, true);
+  app.footer(kExamples);
+}
+
+struct Range {
+  std::vector<double> dms;
+  int downsample = 1;
+};
+
+std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
+  const int sources = (!o.dm_range.empty() ? 1 : 0) + (!o.single_dm.empty() ? 1 : 0) + (!o.dm_list.empty() ? 1 : 0) +
+                      (!o.dm_plan.empty() ? 1 : 0) + (o.lodm >= 0.0 || o.numdms > 0 ? 1 : 0);
+  if (sources != 1) {
+    usage_error(
+        "give the DM trials once: --dm lo:hi:step, -d DM, --dm-list FILE, --dm-plan auto, or "
+        "--lodm/--dmstep/--numdms");
+  }
+  FASTPSR_EXPECTS(o.downsample >= 1, "--downsample must be at least 1, got {}", o.downsample);
+  show_only = o.dm_plan == "show";
+  if (!o.dm_plan.empty()) {
+    FASTPSR_EXPECTS(o.downsample == 1, "--downsample does not go with --dm-plan, which chooses it per range");
+    DdplanOptions po;
+    po.lo_dm = o.dm_min;
+    po.hi_dm = o.dm_max;
+    po.tolerance = o.dm_tol;
+    po.nsub = o.plan_nsub;
+    const DmPlanObservation obs = DmPlanObservation::from_header(h);
+    const DmPlan plan = make_ddplan(obs, po);
+    if (show_only) {
+      std::fputs(format_ddplan(plan, obs, po, o.input).c_str(), stdout);
+      std::printf("%zu DM trials in %zu ranges (tolerance %g%s)\n", plan.total_dms(), plan.steps.size(), o.dm_tol,
+                  o.plan_nsub > 0 ? fmt::format(", {} subbands as prepsubband would use", o.plan_nsub).c_str() : "");
+    }
+    std::vector<Range> r;
+    for (const auto& s : plan.steps) r.push_back({s.dms(), s.downsample});
+    return r;
+  }
+  Range r;
+  r.downsample = o.downsample;
+  if (!o.dm_range.empty()) r.dms = parse_dm_range(o.dm_range);
+  if (!o.single_dm.empty()) {
+    FASTPSR_EXPECTS(o.single_dm[0] >= 0.0, "-d {}: DMs are not negative", o.single_dm[0]);
+    r.dms = o.single_dm;
+  }
+  if (!o.dm_list.empty()) r.dms = read_dm_list(o.dm_list);
+  if (o.lodm >= 0.0 || o.numdms > 0) {
+    FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
+                    "--lodm needs --numdms > 0 and --dmstep > 0 (got lodm {}, numdms {}, dmstep {})", o.lodm, o.numdms,
+                    o.dmstep);
+    for (int i = 0; i < o.numdms; ++i) r.dms.push_back(o.lodm + i * o.dmstep);
+  }
+  return {r};
+}
+
+OutputFormat choose_format(const Options& o, std::size_t ndms) {
+  if (!o.format.empty()) return parse_output_format(o.format);
+  if (o.output.ends_with(".tim")) return OutputFormat::tim;
+  if (o.output.ends_with(".fil")) return OutputFormat::fil;
+  if (!o.output.empty() && o.output != "-") return OutputFormat::dat;
+  return ndms == 1 ? OutputFormat::tim : OutputFormat::tim_stream;
+}
+
+std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
+  if (!o.output.empty()) return o.output;
+  const bool root = f == OutputFormat::dat || (f == OutputFormat::tim && ndms > 1);
+  if (!root) return "-";
+  if (o.input == "-") usage_error("reading stdin, the output root must be given with -o");
+  return std::filesystem::path(o.input).replace_extension().string();
+}
+
+// Baseline removal, then scaling to 8/16 bits, then the output, for one series.
+class SeriesChain {
+ public:
+  SeriesChain(Output& out, std::size_t index, const BaselineSpec& baseline, int nbits) : out_(out), index_(index) {
+    if (baseline.kind != BaselineSpec::Kind::none) {
+      baseline_.emplace(baseline.block, baseline.kind == BaselineSpec::Kind::sigproc);
+    }
+    if (nbits != 32) quantizer_.emplace(nbits);
+  }
+  void push(const float* x, std::size_t n) {
+    if (n == 0) return;
+    if (baseline_) {
+      baseline_->push(x, n, [this](const float* y, std::size_t m) { scale(y, m); });
+    } else {
+      scale(x, n);
+    }
+  }
+  void finish() {
+    if (baseline_) baseline_->finish([this](const float* y, std::size_t m) { scale(y, m); });
+    if (quantizer_) quantizer_->finish([this](const std::uint8_t* b, std::size_t m) { put(b, m); });
+  }
+  [[nodiscard]] std::uint64_t written() const noexcept { return written_; }
+
+ private:
+  void scale(const float* x, std::size_t n) {
+    if (quantizer_) {
+      quantizer_->push(x, n, [this](const std::uint8_t* b, std::size_t m) { put(b, m); });
+    } else {
+      put(reinterpret_cast<const std::uint8_t*>(x), n);
+    }
+  }
+  void put(const std::uint8_t* b, std::size_t n) {
+    out_.write(index_, b, n);
+    written_ += n;
+  }
+  Output& out_;
+  std::size_t index_;
+  std::optional<BlockMedianBaseline> baseline_;
+  std::optional<SeriesQuantizer> quantizer_;
+  std::uint64_t written_ = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
+  Options o;
+  add_options(app, o);
+  parse(app, normalize_single_dash(argc, argv,
+                                   {"lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
+                                    "ignorechan", "nobary", "nsub"}));
+  apply_common_options(o.common);
+  if (o.nobaseline) o.baseline = "none";
+
+  auto reader = FilterbankReader::open(o.input);
+  const SigprocHeader& h = reader->header();
+  if (h.is_time_series()) {
+    throw Error(ErrorCode::invalid_argument, "this is a time series (data_type 2), not a filterbank", reader->name());
+  }
+  DedispInput input = DedispInput::from_header(h);
+
+  bool show_only = false;
+  const std::vector<Range> ranges = dm_ranges(o, h, show_only);
+  if (show_only) return kExitOk;
+  std::size_t ndms = 0;
+  for (const auto& r : ranges) ndms += r.dms.size();
+
+  const OutputFormat format = choose_format(o, ndms);
+  if (format == OutputFormat::dat && o.nbits_out != 32) {
+    usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim, tim-stream and fil");
+  }
+  const DelayModel model = !o.delay_model.empty() ? parse_delay_model(o.delay_model)
+                           : (format == OutputFormat::tim || format == OutputFormat::tim_stream) ? DelayModel::sigproc
+                                                                                                 : DelayModel::presto;
+  const BaselineSpec baseline = BaselineSpec::parse(o.baseline, h.nchans);
+
+  std::vector<std::uint8_t> keep;
+  if (!o.kill_chans.empty()) keep = parse_kill_channels(o.kill_chans, h.nchans);
+  if (!o.ignore_file.empty()) {
+    const auto more = read_sigproc_ignore_file(o.ignore_file, h.nchans);
+    if (keep.empty()) keep.assign(more.size(), 1);
+    for (std::size_t c = 0; c < keep.size(); ++c) keep[c] = keep[c] != 0 && more[c] != 0 ? 1 : 0;
+  }
+
+  // Input span.
+  if (o.start > 0) {
+    const std::uint64_t skipped = reader->skip(o.start);
+    if (skipped < o.start) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--start {}: the input holds only {} samples", o.start, skipped), reader->name());
+    }
+  }
+  std::optional<std::uint64_t> nin_known;
+  if (reader->nsamples()) nin_known = *reader->nsamples() - o.start;
+  if (o.nsamps > 0) nin_known = nin_known ? std::min(*nin_known, o.nsamps) : o.nsamps;
+  const std::uint64_t limit = o.nsamps > 0 ? o.nsamps : UINT64_MAX;
+
+  // Plans: the dedisperser sees float32 input after the zero-DM filter.
+  DedispInput dd_input = input;
+  if (o.zero_dm) {
+    dd_input.nbits = 32;
+    dd_input.is_signed = false;
+  }
+  std::vector<DedispPlan> plans;
+  for (const auto& r : ranges) {
+    DedispProblem p;
+    p.input = dd_input;
+    p.dms = r.dms;
+    p.downsample = r.downsample;
+    p.model = model;
+    p.keep = keep;
+    p.presto_nsub = o.nsub;
+    plans.push_back(make_dedisp_plan(p));
+  }
+  auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {
+    return Error(ErrorCode::invalid_argument,
+                 fmt::format("DM {} needs more than {} samples ({:.4g} s) of data to fill its delay across the band, "
+                             "but the input has {} ({:.4g} s)",
+                             dm, need, static_cast<double>(need) * tsamp, have, static_cast<double>(have) * tsamp),
+                 reader->name());
+  };
+  if (nin_known) {
+    for (const auto& p : plans) {
+      for (std::size_t i = 0; i < p.ndms(); ++i) {
+        if (p.valid_samples(i, *nin_known) == 0) {
+          throw delay_error(p.problem.dms[i],
+                            static_cast<std::uint64_t>(p.dm_max_delay[i]) * static_cast<std::uint64_t>(p.downsample()),
+                            h.tsamp, *nin_known);
+        }
+      }
+    }
+  }
+
+  const DeviceChoice device = choose_device(o.common);
+  DedispOptions dopt;
+  dopt.gulp_samples = o.gulp;
+  dopt.threads = o.threads;
+  if (!o.cpu_config.empty()) dopt.cpu_config = parse_key_values(o.cpu_config);
+  if (!o.gpu_config.empty()) dopt.gpu_config = parse_key_values(o.gpu_config);
+  std::vector<std::unique_ptr<Dedisperser>> dds;
+  std::size_t lcm_ds = 1;
+  for (const auto& p : plans) {
+    dds.push_back(make_dedisperser(p, device, dopt));
+    lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
+  }
+  std::size_t gulp = SIZE_MAX;
+  for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
+  gulp = std::max(lcm_ds, gulp / lcm_ds * lcm_ds);
+  for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
+
+  // Outputs.
+  std::vector<SeriesMeta> metas;
+  for (const auto& p : plans) {
+    for (double dm : p.problem.dms) metas.push_back({dm, p.out_tsamp_s(), p.ref_freq_mhz, model, p.downsample()});
+  }
+  OutputOptions oo;
+  oo.format = format;
+  oo.path = default_output(o, format, ndms);
+  oo.nbits = o.nbits_out;
+  oo.dm_decimals = o.dm_prec;
+  oo.start_sample = o.start;
+  oo.tmpdir = o.tmpdir;
+  oo.note = fmt::format("fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}.",
+                        to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
+                        baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline);
+  if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
+    usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
+  }
+  auto output = make_output(oo, h, metas);
+  std::vector<SeriesChain> chains;
+  chains.reserve(metas.size());
+  for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
+
+  // -v: what is about to happen.
+  log_verbose("input: {}: {} channels, {}-bit, tsamp {} us, {} samples{}", reader->name(), h.nchans, h.nbits,
+              h.tsamp * 1e6, nin_known ? fmt::format("{}", *nin_known) : std::string("(a stream)"),
+              o.start > 0 ? fmt::format(" after skipping {}", o.start) : std::string());
+  log_verbose("delays: {} model, reference {:.6f} MHz; killed channels: {}; zero-DM {}; baseline {}", to_string(model),
+              plans.front().ref_freq_mhz, keep.empty() ? "none" : describe_killed(keep), o.zero_dm ? "on" : "off",
+              o.baseline);
+  std::size_t host = 0;
+  std::size_t devmem = 0;
+  for (std::size_t r = 0; r < plans.size(); ++r) {
+    const auto& p = plans[r];
+    log_verbose("range {}: {} DMs {:.3f}..{:.3f}, downsample {}, max delay {} samples ({:.4g} s)", r + 1, p.ndms(),
+                p.problem.dms.front(), p.problem.dms.back(), p.downsample(), p.max_delay,
+                p.max_delay * p.out_tsamp_s());
+    log_verbose("range {}: {}", r + 1, dds[r]->describe());
+    host += dds[r]->host_bytes();
+    devmem += dds[r]->device_bytes();
+  }
+  const std::size_t bps = h.bytes_per_sample();
+  // Two input buffers: the next gulp is read while the current one is dedispersed.
+  std::vector<std::uint8_t> bufs[2] = {std::vector<std::uint8_t>(gulp * bps), std::vector<std::uint8_t>(gulp * bps)};
+  std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
+  host += 2 * bufs[0].size() + zbuf.size() * sizeof(float);
+  log_verbose("memory: host {:.1f} MiB{}; gulp {} samples; output: {} ({}, {}-bit)",
+              static_cast<double>(host) / 1048576.0,
+              devmem > 0 ? fmt::format(", device {:.1f} MiB", static_cast<double>(devmem) / 1048576.0) : std::string(),
+              gulp, output->describe(), to_string(format), format == OutputFormat::dat ? 32 : o.nbits_out);
+
+  // Stream.
+  std::vector<std::size_t> first_series(plans.size(), 0);
+  for (std::size_t r = 1; r < plans.size(); ++r) first_series[r] = first_series[r - 1] + plans[r - 1].ndms();
+  std::uint64_t nread = 0;
+  bool flushing = false;
+  auto consume = [&](std::size_t r, const DedispBlock& b) {
+    for (std::size_t i = 0; i < plans[r].ndms(); ++i) {
+      std::size_t n = b.nsamples;
+      if (flushing) {
+        const std::uint64_t valid = plans[r].valid_samples(i, nread);
+        n = valid > b.first ? static_cast<std::size_t>(std::min<std::uint64_t>(n, valid - b.first)) : 0;
+      }
+      chains[first_series[r] + i].push(b.data + i * b.stride, n);
+    }
+  };
+  Progress progress("dedisp", nin_known.value_or(0));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t requested = 0;  // samples asked of the reader so far
+  auto read_next = [&](std::vector<std::uint8_t>& into) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
+    requested += want;
+    return std::async(std::launch::async, [&reader, &into, want] {
+      return want == 0 ? std::size_t{0} : reader->read_packed(into.data(), want);
+    });
+  };
+  int cur = 0;
+  std::future<std::size_t> pending = read_next(bufs[cur]);
+  for (;;) {
+    const std::size_t n = pending.get();  // rethrows a read error
+    if (n == 0) break;
+    nread += n;
+    const bool more = n == gulp && requested < limit;
+    if (more) pending = read_next(bufs[1 - cur]);
+    const std::uint8_t* data = bufs[cur].data();
+    if (o.zero_dm) {
+      zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
+      data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
+    }
+    for (std::size_t r = 0; r < dds.size(); ++r) consume(r, dds[r]->push(data, n));
+    progress.update(nread);
+    if (!more) break;
+    cur = 1 - cur;
+  }
+  flushing = true;
+  for (std::size_t r = 0; r < dds.size(); ++r) {
+    for (DedispBlock b = dds[r]->flush(); !b.empty(); b = dds[r]->flush()) consume(r, b);
+  }
+  for (auto& c : chains) c.finish();
+  progress.finish();
+  const double elapsed = seconds_since(t0);
+
+  std::vector<std::uint64_t> lengths;
+  for (std::size_t g = 0, r = 0; r < plans.size(); ++r) {
+    for (std::size_t i = 0; i < plans[r].ndms(); ++i, ++g) {
+      lengths.push_back(chains[g].written());
+      if (lengths.back() == 0) {
+        throw delay_error(
+            plans[r].problem.dms[i],
+            static_cast<std::uint64_t>(plans[r].dm_max_delay[i]) * static_cast<std::uint64_t>(plans[r].downsample()),
+            h.tsamp, nread);
+      }
+    }
+  }
+  output->finish(lengths);
+
+  double adds = 0;
+  for (const auto& p : plans) {
+    std::size_t nk = 0;
+    for (int c = 0; c < p.nchans(); ++c) nk += p.channel_kept(c) ? 1 : 0;
+    for (std::size_t i = 0; i < p.ndms(); ++i) {
+      adds += static_cast<double>(p.valid_samples(i, nread)) * static_cast<double>(nk) * p.downsample();
+    }
+  }
+  const double data_s = static_cast<double>(nread) * h.tsamp;
+  log_verbose(
+      "done: {} samples ({:.3f} s of data), {} DM trials, in {:.3f} s: {:.3g} DM-channel-samples/s, "
+      "{:.1f} x real time",
+      nread, data_s, ndms, elapsed, adds / elapsed, data_s / elapsed);
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace fastpsr::app
+
+int main(int argc, char** argv) { return fastpsr::app::run_tool("dedisp", argc, argv, fastpsr::app::run); }

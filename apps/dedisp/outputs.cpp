@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include "outputs.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/filterbank.hpp"
+#include "fastpsr/presto_inf.hpp"
+#include "fastpsr/series_spool.hpp"
+#include "fastpsr/tim_stream.hpp"
+#include "fastpsr/timeseries.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+std::size_t sample_bytes(int nbits) { return static_cast<std::size_t>(nbits) / 8; }
+
+// Files this process may still open: the soft limit is raised to the hard one first.
+std::size_t file_budget() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 256;
+  if (lim.rlim_cur < lim.rlim_max) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  const auto soft = static_cast<std::size_t>(std::min<rlim_t>(lim.rlim_cur, 1 << 20));
+  return soft > 128 ? soft - 64 : 16;
+}
+
+// The .tim header of one series (formats.md §2): SIGPROC dedisperse's keys; fch1 is the
+// reference frequency; no `signed` key, because our 8-bit output is unsigned and PRESTO would
+// read +1 as signed (formats.md §1.6).
+SigprocHeader tim_header(const SigprocHeader& in, const SeriesMeta& s, int nbits, std::uint64_t start_sample) {
+  SigprocHeader h = make_tim_header(in, s.dm, s.ref_freq_mhz, nbits);
+  h.tsamp = s.tsamp_s;
+  h.tstart = in.tstart + static_cast<double>(start_sample) * in.tsamp / 86400.0;
+  h.remove_key("signed");
+  return h;
+}
+
+void check_unique(const std::vector<std::string>& names) {
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!seen.emplace(names[i], i).second) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("two DM trials would both be written to '{}': use --dm-prec for more digits", names[i]));
+    }
+  }
+}
+
+// .dat/.inf pairs or .tim files, one per series. Files stay open while the process may hold
+// that many; beyond, series are spooled and written one after the other at the end.
+class FileSeries final : public Output {
+ public:
+  FileSeries(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
+      : opts_(o), input_(in), series_(series) {
+    const bool tim = o.format == OutputFormat::tim;
+    for (const auto& s : series) {
+      if (tim && series.size() == 1) {
+        paths_.push_back(o.path);
+      } else {
+        // "-o obs.tim" with several DMs means the root "obs": obs_DM12.50.tim ...
+        const std::string root = tim && o.path.ends_with(".tim") ? o.path.substr(0, o.path.size() - 4) : o.path;
+        paths_.push_back(dm_file_root(root, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
+      }
+    }
+    check_unique(paths_);
+    if (series.size() + 8 <= file_budget()) {
+      for (std::size_t i = 0; i < series.size(); ++i) sinks_.push_back(open_series(i));
+    } else {
+      open_series(0);  // fails now if the directory is not writable; the temporary is removed
+      spool_ = std::make_unique<SeriesSpool>(series.size(), o.spool_memory, o.tmpdir);
+    }
+  }
+
+  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    const std::size_t nbytes = n * sample_bytes(nbits());
+    if (spool_) {
+      spool_->append(i, data, nbytes);
+    } else {
+      sinks_[i]->write(data, nbytes);
+    }
+  }
+
+  void finish(const std::vector<std::uint64_t>& lengths) override {
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+      std::unique_ptr<ByteSink> sink;
+      if (spool_) {
+        sink = open_series(i);
+        spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
+        spool_->release(i);
+      } else {
+        sink = std::move(sinks_[i]);
+      }
+      sink->commit();
+      if (opts_.format == OutputFormat::dat) write_inf_for(i, lengths[i]);
+    }
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    if (paths_.size() == 1) return paths_.front();
+    return fmt::format("{} files {} ... {}{}", paths_.size(), paths_.front(), paths_.back(),
+                       spool_ ? " (spooled, written at the end)" : "");
+  }
+
+ private:
+  [[nodiscard]] int nbits() const { return opts_.format == OutputFormat::dat ? 32 : opts_.nbits; }
+
+  std::unique_ptr<ByteSink> open_series(std::size_t i) {
+    auto sink = open_sink(paths_[i]);
+    if (opts_.format == OutputFormat::tim) {
+      write_sigproc_header(*sink, tim_header(input_, series_[i], opts_.nbits, opts_.start_sample));
+    }
+    return sink;
+  }
+
+  // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
+  // a note saying what the file holds.
+  void write_inf_for(std::size_t i, std::uint64_t n) {
+    InfRequest req;
+    req.name = presto_root(paths_[i]);
+    req.dm = series_[i].dm;
+    req.nsamples = n;
+    req.tsamp_s = series_[i].tsamp_s;
+    PrestoInf inf = make_inf_for(input_, req);
+    inf.mjd_f += static_cast<double>(opts_.start_sample) * input_.tsamp / 86400.0;
+    while (inf.mjd_f >= 1.0) {
+      inf.mjd_f -= 1.0;
+      ++inf.mjd_i;
+    }
+    if (!opts_.note.empty()) inf.notes += "    " + opts_.note + "\n";
+    write_inf(req.name + ".inf", inf);
+  }
+
+  OutputOptions opts_;
+  SigprocHeader input_;
+  std::vector<SeriesMeta> series_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<ByteSink>> sinks_;
+  std::unique_ptr<SeriesSpool> spool_;
+};
+
+// A stream of .tim records, one per series (tim_stream.hpp), each header carrying its exact
+// `nsamples`. A record can only start once its series is complete, so series are spooled
+// (memory up to the budget, then an anonymous temporary file) and the records written at the end.
+class TimStream final : public Output {
+ public:
+  TimStream(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
+      : opts_(o),
+        input_(in),
+        series_(series),
+        writer_(TimStreamWriter::open(o.path.empty() ? "-" : o.path)),
+        spool_(series.size(), o.spool_memory, o.tmpdir) {
+    FASTPSR_EXPECTS(o.nbits == 32, "a tim-stream carries float32 samples; --nbits-out {} is for tim and fil", o.nbits);
+  }
+
+  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    spool_.append(i, data, n * sizeof(float));
+  }
+
+  void finish(const std::vector<std::uint64_t>& lengths) override {
+    std::vector<float> piece;
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+      writer_->begin(tim_header(input_, series_[i], 32, opts_.start_sample), lengths[i]);
+      spool_.read(i, [&](const std::uint8_t* p, std::size_t nbytes) {
+        piece.resize(nbytes / sizeof(float));
+        std::memcpy(piece.data(), p, nbytes);
+        writer_->append(piece);
+      });
+      spool_.release(i);
+    }
+    writer_->commit();
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return fmt::format("{} (tim-stream, {} records)", writer_->name(), series_.size());
+  }
+
+ private:
+  OutputOptions opts_;
+  SigprocHeader input_;
+  std::vector<SeriesMeta> series_;
+  std::unique_ptr<TimStreamWriter> writer_;
+  SeriesSpool spool_;
+};
+
+// DM-time as a filterbank: one "channel" per DM (fch1 = the first DM, foff = the mean DM
+// step), rows written as soon as every series has reached them; all series end at the
+// shortest.
+class DmTimeFilterbank final : public Output {
+ public:
+  DmTimeFilterbank(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
+      : opts_(o), queues_(series.size()) {
+    for (const auto& s : series) {
+      if (s.tsamp_s != series.front().tsamp_s) {
+        throw Error(ErrorCode::invalid_argument,
+                    "--format fil needs one time resolution, but the DM plan downsamples some ranges; "
+                    "use --dm lo:hi:step or --downsample");
+      }
+    }
+    SigprocHeader h;
+    h.source_name = in.source_name;
+    h.rawdatafile = in.rawdatafile.empty() ? std::string("dedisp") : in.rawdatafile;
+    h.telescope_id = in.telescope_id;
+    h.machine_id = in.machine_id;
+    h.src_raj = in.src_raj;
+    h.src_dej = in.src_dej;
+    h.az_start = in.az_start;
+    h.za_start = in.za_start;
+    h.data_type = 1;
+    h.nchans = static_cast<std::int32_t>(series.size());
+    h.fch1 = series.front().dm;
+    h.foff = series.size() > 1 ? (series.back().dm - series.front().dm) / static_cast<double>(series.size() - 1) : 1.0;
+    h.nbits = o.nbits;
+    h.tstart = in.tstart + static_cast<double>(o.start_sample) * in.tsamp / 86400.0;
+    h.tsamp = series.front().tsamp_s;
+    h.nifs = 1;
+    h.nbeams = 1;
+    h.ibeam = in.ibeam;
+    h.keys = sigproc_filterbank_keys(h);
+    writer_ = FilterbankWriter::open(o.path.empty() ? "-" : o.path, h);
+  }
+
+  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    queues_[i].insert(queues_[i].end(), data, data + n * sample_bytes(opts_.nbits));
+    drain(SIZE_MAX);
+  }
+
+  void finish(const std::vector<std::uint64_t>& lengths) override {
+    const std::uint64_t common = *std::min_element(lengths.begin(), lengths.end());
+    drain(static_cast<std::size_t>(common - writer_->samples_written()));
+    writer_->commit();
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return fmt::format("{} (DM-time filterbank, {} DMs)", opts_.path.empty() ? "-" : opts_.path, queues_.size());
+  }
+
+ private:
+  // Writes the rows every series has, up to `limit` rows.
+  void drain(std::size_t limit) {
+    const std::size_t w = sample_bytes(opts_.nbits);
+    std::size_t rows = limit;
+    for (const auto& q : queues_) rows = std::min(rows, q.size() / w);
+    if (rows == 0) return;
+    row_.resize(rows * queues_.size() * w);
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+      for (std::size_t t = 0; t < rows; ++t) {
+        std::copy_n(queues_[i].data() + t * w, w, row_.data() + (t * queues_.size() + i) * w);
+      }
+      queues_[i].erase(queues_[i].begin(), queues_[i].begin() + static_cast<long>(rows * w));
+    }
+    writer_->write_packed(row_.data(), rows);
+  }
+
+  OutputOptions opts_;
+  std::vector<std::vector<std::uint8_t>> queues_;
+  std::vector<std::uint8_t> row_;
+  std::unique_ptr<FilterbankWriter> writer_;
+};
+
+}  // namespace
+
+OutputFormat parse_output_format(const std::string& text) {
+  if (text == "dat") return OutputFormat::dat;
+  if (text == "tim") return OutputFormat::tim;
+  if (text == "tim-stream") return OutputFormat::tim_stream;
+  if (text == "fil") return OutputFormat::fil;
+  throw Error(ErrorCode::invalid_argument, fmt::format("--format '{}': expected dat, tim, tim-stream or fil", text));
+}
+
+const char* to_string(OutputFormat f) {
+  switch (f) {
+    case OutputFormat::dat:
+      return "dat";
+    case OutputFormat::tim:
+      return "tim";
+    case OutputFormat::tim_stream:
+      return "tim-stream";
+    case OutputFormat::fil:
+      return "fil";
+  }
+  return "?";
+}
+
+std::string dm_file_root(const std::string& root, double dm, int decimals) {
+  return fmt::format("{}_DM{:.{}f}", root, dm, decimals);
+}
+
+std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,
+                                    const std::vector<SeriesMeta>& series) {
+  FASTPSR_EXPECTS(!series.empty(), "no DM trials to write");
+  switch (opts.format) {
+    case OutputFormat::dat:
+    case OutputFormat::tim:
+      return std::make_unique<FileSeries>(opts, input, series);
+    case OutputFormat::tim_stream:
+      return std::make_unique<TimStream>(opts, input, series);
+    case OutputFormat::fil:
+      return std::make_unique<DmTimeFilterbank>(opts, input, series);
+  }
+  throw Error(ErrorCode::internal, "unknown output format");
+}
+
+}  // namespace fastpsr::app

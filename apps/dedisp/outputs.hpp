@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Where dedispersed series go: PRESTO .dat/.inf pairs, SIGPROC .tim files, one stream of .tim
+// records, or a DM-time filterbank. Each series is written in order as its samples come;
+// finish() completes and commits everything (files appear under their names only then).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpsr/dedisp.hpp"
+#include "fastpsr/sigproc.hpp"
+
+namespace fastpsr::app {
+
+enum class OutputFormat { dat, tim, tim_stream, fil };
+OutputFormat parse_output_format(const std::string& text);
+const char* to_string(OutputFormat f);
+
+/// One output series: a DM trial of one plan range.
+struct SeriesMeta {
+  double dm = 0;
+  double tsamp_s = 0;       ///< output sample time
+  double ref_freq_mhz = 0;  ///< the frequency the series is referenced to
+  DelayModel model = DelayModel::presto;
+  int downsample = 1;
+};
+
+struct OutputOptions {
+  OutputFormat format = OutputFormat::dat;
+  std::string path;                ///< root (dat, tim with several DMs) or file ("-" = stdout)
+  int nbits = 32;                  ///< 32, 16 or 8 (tim, tim-stream, fil)
+  int dm_decimals = 2;             ///< digits after the point of the DM in file names (PRESTO -dmprec)
+  std::uint64_t start_sample = 0;  ///< input samples skipped (epoch of the first output sample)
+  std::string tmpdir;              ///< spool directory ("" = $TMPDIR or /tmp)
+  std::size_t spool_memory = std::size_t{512} << 20;
+  std::string note;  ///< line for .inf notes (what was done)
+};
+
+class Output {
+ public:
+  virtual ~Output() = default;
+  /// Appends `nsamples` samples of series i, in output units (float32, or uint8/uint16 when
+  /// nbits is 8/16).
+  virtual void write(std::size_t i, const std::uint8_t* data, std::size_t nsamples) = 0;
+  /// Completes the output. `lengths[i]`: samples written to series i.
+  virtual void finish(const std::vector<std::uint64_t>& lengths) = 0;
+  /// Where the output goes, for messages.
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+/// Opens the output (files are created now, so that an unwritable directory fails before any
+/// work). Throws Error(io) naming the path, Error(invalid_argument) for DMs whose file names
+/// collide at this precision.
+std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,
+                                    const std::vector<SeriesMeta>& series);
+
+/// "<root>_DM12.50" as prepsubband names its outputs.
+std::string dm_file_root(const std::string& root, double dm, int decimals);
+
+}  // namespace fastpsr::app

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+// The CPU dedisperser: packed input -> channel-major rows (dedisp_rows) -> OpenMP over
+// (DM tile x time tile) tasks, each running the register-blocked SIMD kernel (dedisp_kernels).
+#include "fastpsr/cpu/dedisp_cpu.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#include "dedisp_kernels.hpp"
+#include "dedisp_rows.hpp"
+#include "fastpsr/cpu/cpu_features.hpp"
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cpu {
+namespace {
+
+using namespace dedisp_detail;
+
+// Buffers the default gulp aims at: output (ndms rows of gulp floats) and new input rows.
+constexpr std::size_t kDefaultOutputBytes = std::size_t{64} << 20;
+constexpr std::size_t kDefaultRowBytes = std::size_t{32} << 20;
+
+std::size_t parse_size(const std::string& key, const std::string& value) {
+  std::size_t v = 0;
+  const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || v == 0) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--cpu-config {}={}: expected a positive integer", key, value));
+  }
+  return v;
+}
+
+std::string best_isa() {
+  const auto& f = cpu_features();
+  if (f.avx512f && f.avx512bw) return "avx512";
+  if (f.avx2) return "avx2";
+  return "generic";
+}
+
+bool isa_supported(const std::string& isa) {
+  const auto& f = cpu_features();
+  if (isa == "avx512") return f.avx512f && f.avx512bw;
+  if (isa == "avx2") return f.avx2;
+  return isa == "generic";
+}
+
+std::string_view row_type_name(RowType t) {
+  switch (t) {
+    case RowType::u16_total_u32:
+      return "uint16 lanes, uint32 totals";
+    case RowType::u16_total_u64:
+      return "uint16 lanes, uint64 totals";
+    case RowType::u32_total_u64:
+      return "uint32 lanes, uint64 totals";
+    case RowType::f32_total_f64:
+      return "float32 rows, float64 sums";
+  }
+  return "?";
+}
+
+class CpuDedisperser final : public Dedisperser {
+ public:
+  CpuDedisperser(const DedispPlan& plan, const DedispOptions& options);
+
+  [[nodiscard]] const DedispPlan& plan() const noexcept override { return plan_; }
+  [[nodiscard]] std::size_t gulp_samples() const noexcept override { return gulp_ds_ * D_; }
+  DedispBlock push(const std::uint8_t* packed, std::size_t n) override;
+  DedispBlock flush() override;
+  [[nodiscard]] std::string describe() const override;
+  [[nodiscard]] std::size_t host_bytes() const noexcept override {
+    return rows_.size() * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) + out_.size() * sizeof(float);
+  }
+
+ private:
+  void choose_row_type();
+  void apply_config(const DedispOptions& options);
+  DedispBlock emit(std::uint64_t out_end);
+  void make_room(std::size_t n_ds);
+
+  DedispPlan plan_;
+  std::vector<int> kept_;
+  std::size_t nk_ = 0;
+  std::size_t D_ = 1;
+  std::size_t ndms_ = 0;
+  std::size_t hist_ = 0;     // max delay, downsampled samples
+  std::size_t gulp_ds_ = 0;  // downsampled samples per push
+  std::size_t span_ = 0;     // row samples beyond the history: compaction happens once per span
+  std::size_t row_len_ = 0;
+  RowType type_ = RowType::u16_total_u32;
+  std::size_t elem_bytes_ = 2;
+  std::size_t group_ = 0;
+  std::int64_t bias_ = 0;
+  std::string isa_;
+  KernelVariant kernel_;
+  std::size_t dm_tile_ = 32;
+  std::size_t time_tile_ = 0;  // 0: chosen from the delays (apply_config)
+  std::size_t chan_block_ = 64;
+  int threads_ = 0;
+
+  std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
+  std::vector<std::uint32_t> offsets_;  // padded ndms x nk
+  std::vector<float> out_;              // ndms x out_stride_
+  std::size_t out_stride_ = 0;
+
+  std::uint64_t base_ = 0;      // absolute downsampled index at row position 0
+  std::uint64_t fill_ = 0;      // one past the last downsampled sample in the rows
+  std::uint64_t out_next_ = 0;  // next output sample to hand out
+  std::uint64_t nin_ = 0;       // input samples pushed
+  bool flushing_ = false;
+  std::uint64_t out_final_ = 0;
+};
+
+CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& options) : plan_(plan) {
+  const auto& in = plan_.problem.input;
+  FASTPSR_EXPECTS(in.nbits == 1 || in.nbits == 2 || in.nbits == 4 || in.nbits == 8 || in.nbits == 16 || in.nbits == 32,
+                  "the CPU dedisperser reads nbits 1, 2, 4, 8, 16 or 32, not {}", in.nbits);
+  for (int c = 0; c < in.nchans; ++c) {
+    if (plan_.channel_kept(c)) kept_.push_back(c);
+  }
+  nk_ = kept_.size();
+  D_ = static_cast<std::size_t>(plan_.downsample());
+  ndms_ = plan_.ndms();
+  hist_ = static_cast<std::size_t>(plan_.max_delay);
+  choose_row_type();
+  apply_config(options);
+
+  if (options.gulp_samples > 0) {
+    gulp_ds_ = std::max<std::size_t>(1, options.gulp_samples / D_);
+  } else {
+    // Bounded by the output block (ndms rows) and by the new part of the rows (nk rows).
+    const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
+    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nk_, 1) * elem_bytes_);
+    gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
+  }
+  // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
+  // Rows hold the history plus `span_` samples; consumed samples are dropped (a memmove of the
+  // history) only when the next gulp does not fit, so at most one sample moves per new sample.
+  span_ = std::max(gulp_ds_, hist_);
+  row_len_ = hist_ + span_ + 3 * kMaxStepSamples;
+  const std::size_t B = kernel_.dm_block;
+  const std::size_t padded_dms = (ndms_ + B - 1) / B * B;
+  if (static_cast<double>(nk_) * static_cast<double>(row_len_) >= 4294967295.0) {
+    throw Error(ErrorCode::resource,
+                fmt::format("the CPU dedisperser needs {} channels x {} samples of history and gulp, more than its "
+                            "32-bit row offsets address; use a smaller gulp or fewer DMs per range",
+                            nk_, row_len_));
+  }
+  rows_.assign((nk_ * row_len_ * elem_bytes_ + 3) / 4, 0u);
+  offsets_.resize(padded_dms * nk_);
+  for (std::size_t i = 0; i < padded_dms; ++i) {
+    const std::size_t src = std::min(i, ndms_ - 1);  // padding DMs repeat the last one
+    const std::size_t block = i / B;
+    const std::size_t d = i % B;
+    for (std::size_t k = 0; k < nk_; ++k) {
+      const auto delay = plan_.delays[src * static_cast<std::size_t>(in.nchans) + static_cast<std::size_t>(kept_[k])];
+      offsets_[(block * nk_ + k) * B + d] = static_cast<std::uint32_t>(k * row_len_ + static_cast<std::size_t>(delay));
+    }
+  }
+  out_stride_ = (gulp_ds_ + 15) / 16 * 16;
+  out_.assign(ndms_ * out_stride_, 0.0f);
+}
+
+void CpuDedisperser::choose_row_type() {
+  const auto& in = plan_.problem.input;
+  if (in.nbits == 32) {
+    type_ = RowType::f32_total_f64;
+    elem_bytes_ = 4;
+    group_ = nk_;
+    return;
+  }
+  const std::uint64_t maxval = (std::uint64_t{1} << in.nbits) - 1;  // signed 8-bit is offset to 0..255
+  const std::uint64_t max_ds = maxval * D_;
+  const std::uint64_t max_total = max_ds * nk_;
+  if (max_ds <= 0xFFFFu) {
+    elem_bytes_ = 2;
+    group_ = static_cast<std::size_t>(0xFFFFu / max_ds);
+    type_ = max_total <= 0xFFFFFFFFu ? RowType::u16_total_u32 : RowType::u16_total_u64;
+  } else if (max_ds <= 0xFFFFFFFFu) {
+    elem_bytes_ = 4;
+    group_ = static_cast<std::size_t>(0xFFFFFFFFu / max_ds);
+    type_ = RowType::u32_total_u64;
+  } else {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("downsampling by {} sums {}-bit samples beyond 32 bits", D_, in.nbits));
+  }
+  if (in.is_signed && in.nbits == 8) bias_ = static_cast<std::int64_t>(128 * D_ * nk_);
+}
+
+void CpuDedisperser::apply_config(const DedispOptions& options) {
+  isa_ = best_isa();
+  threads_ = options.threads;
+  std::size_t dm_block = 0;
+  for (const auto& [key, value] : options.cpu_config) {
+    if (key == "isa") {
+      if (value != "avx512" && value != "avx2" && value != "generic") {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
+      }
+      if (!isa_supported(value)) {
+        throw Error(ErrorCode::unsupported,
+                    fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
+      }
+      isa_ = value;
+    } else if (key == "dm_block") {
+      dm_block = parse_size(key, value);
+    } else if (key == "dm_tile") {
+      dm_tile_ = parse_size(key, value);
+    } else if (key == "time_tile") {
+      time_tile_ = parse_size(key, value);
+    } else if (key == "chan_block") {
+      chan_block_ = parse_size(key, value);
+    } else {
+      throw Error(
+          ErrorCode::invalid_argument,
+          fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block)", key));
+    }
+  }
+  if (dm_block == 0) {
+    // Few DMs: the smallest register block that holds them all, so that no padding DMs are computed.
+    const std::size_t full = kernel_for(type_, isa_).dm_block;
+    for (std::size_t b : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+      if (ndms_ <= b && b < full) {
+        dm_block = b;
+        break;
+      }
+    }
+  }
+  kernel_ = kernel_for(type_, isa_, dm_block);
+  // Long delays (few channels, low frequencies) leave little reuse between the DMs of a tile
+  // unless the time tile is long too; short ones keep the task's totals small.
+  if (time_tile_ == 0) time_tile_ = hist_ > 16384 ? 8192 : 2048;
+  dm_tile_ = (dm_tile_ + kernel_.dm_block - 1) / kernel_.dm_block * kernel_.dm_block;
+  time_tile_ = std::max(kernel_.step_samples, time_tile_ / kernel_.step_samples * kernel_.step_samples);
+}
+
+DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
+  FASTPSR_EXPECTS(!flushing_, "push() after flush()");
+  FASTPSR_EXPECTS(n <= gulp_samples(), "push of {} samples exceeds the gulp of {}", n, gulp_samples());
+  FASTPSR_EXPECTS(nin_ % D_ == 0, "push after a push of {} samples, not a multiple of the downsampling {}", nin_, D_);
+  nin_ += n;
+  const std::size_t n_ds = n / D_;
+  make_room(n_ds);
+  InputFormat fmt_in;
+  fmt_in.nbits = plan_.problem.input.nbits;
+  fmt_in.is_signed = plan_.problem.input.is_signed;
+  fmt_in.bytes_per_sample = plan_.problem.input.bytes_per_sample();
+  fmt_in.downsample = D_;
+  fmt_in.kept = &kept_;
+  RowsTarget dst{rows_.data(), row_len_, elem_bytes_, type_ == RowType::f32_total_f64};
+  append_rows(fmt_in, packed, n_ds, dst, static_cast<std::size_t>(fill_ - base_), threads_);
+  fill_ += n_ds;
+  if (fill_ < hist_ + out_next_ + 1) return DedispBlock{out_next_, 0, out_.data(), out_stride_};
+  return emit(fill_ - hist_);
+}
+
+DedispBlock CpuDedisperser::flush() {
+  if (!flushing_) {
+    flushing_ = true;
+    const std::uint64_t nds = nin_ / D_;
+    const auto min_delay = static_cast<std::uint64_t>(plan_.min_dm_max_delay);
+    out_final_ = nds > min_delay ? nds - min_delay : 0;
+  }
+  if (out_next_ >= out_final_) return DedispBlock{out_next_, 0, out_.data(), out_stride_};
+  // The input is taken as followed by zeros: append them, a gulp at a time, until the next
+  // block of outputs is complete (their last sample needs fill_ > out_next_ + hist_).
+  const std::uint64_t need_fill = out_final_ + hist_;
+  // Rows hold signed 8-bit input offset by 128 per summed sample, so a zero is 128 * D there.
+  const std::size_t zero = bias_ != 0 ? 128 * D_ : 0;
+  do {
+    const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(need_fill - fill_, gulp_ds_));
+    make_room(nzero);
+    const auto pos = static_cast<std::size_t>(fill_ - base_);
+    for (std::size_t k = 0; k < nk_; ++k) {
+      auto* row = reinterpret_cast<std::uint8_t*>(rows_.data()) + (k * row_len_ + pos) * elem_bytes_;
+      if (zero == 0) {
+        std::memset(row, 0, nzero * elem_bytes_);
+      } else if (elem_bytes_ == 2) {
+        std::fill_n(reinterpret_cast<std::uint16_t*>(row), nzero, static_cast<std::uint16_t>(zero));
+      } else {
+        std::fill_n(reinterpret_cast<std::uint32_t*>(row), nzero, static_cast<std::uint32_t>(zero));
+      }
+    }
+    fill_ += nzero;
+  } while (fill_ <= out_next_ + hist_);
+  return emit(std::min<std::uint64_t>(fill_ - hist_, out_final_));
+}
+
+DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
+  const std::uint64_t first = out_next_;
+  const auto nt = static_cast<std::size_t>(out_end - first);
+  FASTPSR_ASSERT(nt <= out_stride_);
+  const auto t0 = static_cast<std::size_t>(first - base_);
+  const std::size_t n_dm_tiles = (ndms_ + dm_tile_ - 1) / dm_tile_;
+  const std::size_t n_t_tiles = (nt + time_tile_ - 1) / time_tile_;
+  const long ntasks = static_cast<long>(n_dm_tiles * n_t_tiles);
+  const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+  const std::size_t padded_dms = offsets_.size() / std::max<std::size_t>(nk_, 1);
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+  for (long task = 0; task < ntasks; ++task) {
+    const std::size_t dt = static_cast<std::size_t>(task) % n_dm_tiles;
+    const std::size_t tt = static_cast<std::size_t>(task) / n_dm_tiles;
+    KernelArgs a;
+    a.rows = rows_.data();
+    a.offsets = offsets_.data();
+    a.nk = nk_;
+    a.group = group_;
+    a.chan_block = chan_block_;
+    a.dm_begin = dt * dm_tile_;
+    a.dm_end = std::min(padded_dms, a.dm_begin + dm_tile_);
+    a.ndms = ndms_;
+    a.t_begin = t0 + tt * time_tile_;
+    a.t_end = std::min(t0 + nt, a.t_begin + time_tile_);
+    a.out = out_.data();
+    a.out_stride = out_stride_;
+    a.out_col = tt * time_tile_;
+    a.bias = bias_;
+    kernel_.fn(a);
+  }
+  out_next_ = out_end;
+  return DedispBlock{first, nt, out_.data(), out_stride_};
+}
+
+// Before appending n_ds samples: if they do not fit, drop what no later output reads (the
+// samples before out_next_) by moving the rest to the front of each row.
+void CpuDedisperser::make_room(std::size_t n_ds) {
+  FASTPSR_ASSERT(n_ds <= gulp_ds_);
+  if (fill_ - base_ + n_ds <= hist_ + span_) return;
+  const auto drop = static_cast<std::size_t>(out_next_ - base_);
+  const auto keep = static_cast<std::size_t>(fill_ - out_next_);
+  FASTPSR_ASSERT(keep + n_ds <= hist_ + span_);
+  auto* bytes = reinterpret_cast<std::uint8_t*>(rows_.data());
+  const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+  const long nk = static_cast<long>(nk_);
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (long k = 0; k < nk; ++k) {
+    std::uint8_t* row = bytes + static_cast<std::size_t>(k) * row_len_ * elem_bytes_;
+    std::memmove(row, row + drop * elem_bytes_, keep * elem_bytes_);
+  }
+  base_ = out_next_;
+}
+
+std::string CpuDedisperser::describe() const {
+  return fmt::format(
+      "cpu kernel: isa {} ({}), {}, {} channels per lane group, {} DMs x {} samples per register block; "
+      "tiles {} DMs x {} samples x {} channels; gulp {} samples ({} after downsampling by {}), history {} samples; "
+      "threads {}; host memory {:.1f} MiB",
+      isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nk_), kernel_.dm_block,
+      kernel_.step_samples, dm_tile_, time_tile_, std::min({chan_block_, group_, nk_}), gulp_samples(), gulp_ds_, D_,
+      hist_, threads_ > 0 ? threads_ : omp_get_max_threads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DedispOptions& options) {
+  return std::make_unique<CpuDedisperser>(plan, options);
+}
+
+}  // namespace fastpsr::cpu

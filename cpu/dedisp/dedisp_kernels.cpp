@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "dedisp_kernels.hpp"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cpu::dedisp_detail {
+namespace {
+
+// GCC vector types of `Bytes` bytes (a typedef: vector_size is ignored on dependent aliases).
+template <class E, std::size_t Bytes>
+struct Vec {
+  typedef E type __attribute__((vector_size(Bytes)));
+};
+
+template <class R>
+using AccLane = std::conditional_t<std::is_floating_point_v<R>, double, R>;
+
+// One task: passes over channel blocks; in each, kernel steps of (NV vectors of time) x (NDM
+// DMs) with the accumulators in registers, their sums added into per-thread totals. R: row
+// element, T: total, VB: vector bytes. The NDM row segments of one channel overlap
+// (neighbouring DMs have similar delays), so most loads hit L1; the next step's lines are
+// prefetched while this one runs.
+template <class R, class T, int VB, int NDM, int NV>
+[[gnu::always_inline]] inline void dedisperse_steps(const KernelArgs& a) {
+  constexpr std::size_t L = VB / sizeof(R);
+  constexpr std::size_t W = NV * L;
+  static_assert(W <= kMaxStepSamples);
+  using A = AccLane<R>;
+  using RV = typename Vec<R, VB>::type;
+  using AV = typename Vec<A, L * sizeof(A)>::type;
+  using TV = typename Vec<T, L * sizeof(T)>::type;
+
+  const R* rows = static_cast<const R*>(a.rows);
+  const std::size_t nk = a.nk;
+  const std::size_t nsteps = (a.t_end - a.t_begin + W - 1) / W;
+  const std::size_t ndm = a.dm_end - a.dm_begin;
+  // totals[(dm * nsteps + step) * W + i], plain T: over-aligned vector types stay out of
+  // containers, and the totals are read and written with unaligned vector copies.
+  thread_local std::vector<T> totals;
+  totals.assign(ndm * nsteps * W, T{});
+  const std::size_t block = std::max<std::size_t>(1, std::min(a.chan_block, a.group));
+  for (std::size_t k0 = 0; k0 < nk; k0 += block) {
+    const std::size_t k1 = std::min(nk, k0 + block);
+    for (std::size_t step = 0; step < nsteps; ++step) {
+      const std::size_t t = a.t_begin + step * W;
+      for (std::size_t dm = a.dm_begin; dm < a.dm_end; dm += NDM) {
+        const std::uint32_t* off = a.offsets + dm * nk;  // this DM block: [k][d]
+        AV acc[NDM][NV] = {};
+        for (std::size_t k = k0; k < k1; ++k) {
+          const std::uint32_t* o = off + k * NDM;
+          __builtin_prefetch(rows + o[0] + t + 2 * W);
+          __builtin_prefetch(rows + o[NDM - 1] + t + 2 * W + W - 1);
+          for (int d = 0; d < NDM; ++d) {
+            const R* p = rows + o[d] + t;
+            for (int v = 0; v < NV; ++v) {
+              RV x;
+              __builtin_memcpy(&x, p + v * L, sizeof(x));
+              if constexpr (std::is_same_v<A, R>) {
+                acc[d][v] += x;
+              } else {
+                acc[d][v] += __builtin_convertvector(x, AV);
+              }
+            }
+          }
+        }
+        T* tot = totals.data() + ((dm - a.dm_begin) * nsteps + step) * W;
+        for (int d = 0; d < NDM; ++d) {
+          for (int v = 0; v < NV; ++v) {
+            T* p = tot + static_cast<std::size_t>(d) * nsteps * W + static_cast<std::size_t>(v) * L;
+            TV sum;
+            __builtin_memcpy(&sum, p, sizeof(sum));
+            sum += __builtin_convertvector(acc[d][v], TV);
+            __builtin_memcpy(p, &sum, sizeof(sum));
+          }
+        }
+      }
+    }
+  }
+  for (std::size_t d = 0; d < ndm && a.dm_begin + d < a.ndms; ++d) {
+    float* out = a.out + (a.dm_begin + d) * a.out_stride + a.out_col;
+    const T* tot = totals.data() + d * nsteps * W;
+    const std::size_t nt = a.t_end - a.t_begin;
+    for (std::size_t i = 0; i < nt; ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        out[i] = static_cast<float>(tot[i]);
+      } else {
+        out[i] = static_cast<float>(static_cast<std::int64_t>(tot[i]) - a.bias);
+      }
+    }
+  }
+}
+
+#define FASTPSR_AVX512 __attribute__((target("avx512f,avx512bw,avx2")))
+#define FASTPSR_AVX2 __attribute__((target("avx2")))
+
+template <class R, class T, int NDM, int NV>
+FASTPSR_AVX512 void kernel_avx512(const KernelArgs& a) {
+  dedisperse_steps<R, T, 64, NDM, NV>(a);
+}
+template <class R, class T, int NDM, int NV>
+FASTPSR_AVX2 void kernel_avx2(const KernelArgs& a) {
+  dedisperse_steps<R, T, 32, NDM, NV>(a);
+}
+template <class R, class T, int NDM, int NV>
+void kernel_generic(const KernelArgs& a) {
+  dedisperse_steps<R, T, 16, NDM, NV>(a);
+}
+
+// Register budget: NDM x NV accumulators (x2 for float input, summed in double) within the
+// ISA's vector registers (32 for AVX-512, 16 for AVX2 and SSE2), leaving room for loads.
+template <class R, class T, int NDM>
+KernelVariant variant(std::string_view isa) {
+  constexpr int kWide = std::is_floating_point_v<R> ? 2 : 1;
+  if (isa == "avx512") {
+    constexpr int nv = NDM * kWide <= 8 ? 2 : 1;
+    return {"avx512", &kernel_avx512<R, T, NDM, nv>, NDM, nv * 64 / sizeof(R)};
+  }
+  if (isa == "avx2") return {"avx2", &kernel_avx2<R, T, NDM, 1>, NDM, 32 / sizeof(R)};
+  if (isa == "generic") return {"generic", &kernel_generic<R, T, NDM, 1>, NDM, 16 / sizeof(R)};
+  throw Error(ErrorCode::invalid_argument, fmt::format("CPU kernel isa '{}' is not avx512, avx2 or generic", isa));
+}
+
+template <class R, class T>
+KernelVariant variant_blocked(std::string_view isa, std::size_t dm_block) {
+  if (dm_block == 0) dm_block = isa == "avx512" ? (std::is_floating_point_v<R> ? 8 : 16) : 8;
+  switch (dm_block) {
+    case 1:
+      return variant<R, T, 1>(isa);
+    case 4:
+      return variant<R, T, 4>(isa);
+    case 8:
+      return variant<R, T, 8>(isa);
+    case 16:
+      return variant<R, T, 16>(isa);
+    default:
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config dm_block={}: expected 1, 4, 8 or 16", dm_block));
+  }
+}
+
+}  // namespace
+
+KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_block) {
+  switch (type) {
+    case RowType::u16_total_u32:
+      return variant_blocked<std::uint16_t, std::uint32_t>(isa, dm_block);
+    case RowType::u16_total_u64:
+      return variant_blocked<std::uint16_t, std::uint64_t>(isa, dm_block);
+    case RowType::u32_total_u64:
+      return variant_blocked<std::uint32_t, std::uint64_t>(isa, dm_block);
+    case RowType::f32_total_f64:
+      return variant_blocked<float, double>(isa, dm_block);
+  }
+  throw Error(ErrorCode::internal, "unknown dedispersion row type");
+}
+
+}  // namespace fastpsr::cpu::dedisp_detail

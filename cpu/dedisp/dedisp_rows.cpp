@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include "dedisp_rows.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "fastpsr/error.hpp"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>  // SSE2: part of the x86-64 baseline, so no run-time check is needed
+#endif
+
+namespace fastpsr::cpu::dedisp_detail {
+namespace {
+
+// Value of channel c in one packed spectrum, as the unsigned (or float) number the rows hold.
+template <int NBITS, bool SIGNED, class V>
+inline V sample_value(const std::uint8_t* spectrum, int c) {
+  if constexpr (NBITS == 32) {
+    float v;
+    std::memcpy(&v, spectrum + 4 * static_cast<std::size_t>(c), sizeof v);
+    return v;
+  } else if constexpr (NBITS == 16) {
+    std::uint16_t v;  // little-endian files on a little-endian host (formats.md §1.6)
+    std::memcpy(&v, spectrum + 2 * static_cast<std::size_t>(c), sizeof v);
+    return v;
+  } else if constexpr (NBITS == 8) {
+    if constexpr (SIGNED) return static_cast<V>(static_cast<int>(static_cast<std::int8_t>(spectrum[c])) + 128);
+    return spectrum[c];
+  } else {
+    const auto bit = static_cast<std::size_t>(c) * NBITS;
+    return static_cast<V>((spectrum[bit >> 3] >> (bit & 7)) & ((1u << NBITS) - 1u));
+  }
+}
+
+#if defined(__x86_64__)
+// 16 spectra x 16 contiguous 8-bit channels -> 16 rows of 16 uint16 samples: a 16x16 byte
+// transpose in four unpack stages, then widening. Signed input is offset by 128 (xor 0x80).
+template <bool SIGNED>
+inline void transpose16_u8_to_u16(const std::uint8_t* first, std::size_t bps, std::uint16_t* const* out) {
+  const __m128i flip = _mm_set1_epi8(SIGNED ? static_cast<char>(0x80) : 0);
+  __m128i a[16];
+  for (int r = 0; r < 16; ++r) {
+    a[r] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first + static_cast<std::size_t>(r) * bps)),
+                         flip);
+  }
+  __m128i t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
+    t[2 * i + 1] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
+  }
+  __m128i u[16];
+  for (int g = 0; g < 4; ++g) {  // rows 4g .. 4g+3
+    u[4 * g + 0] = _mm_unpacklo_epi16(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 1] = _mm_unpackhi_epi16(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 2] = _mm_unpacklo_epi16(t[4 * g + 1], t[4 * g + 3]);
+    u[4 * g + 3] = _mm_unpackhi_epi16(t[4 * g + 1], t[4 * g + 3]);
+  }
+  __m128i v[16];
+  for (int h = 0; h < 2; ++h) {  // rows 8h .. 8h+7
+    for (int q = 0; q < 4; ++q) {
+      v[8 * h + 2 * q] = _mm_unpacklo_epi32(u[8 * h + q], u[8 * h + 4 + q]);
+      v[8 * h + 2 * q + 1] = _mm_unpackhi_epi32(u[8 * h + q], u[8 * h + 4 + q]);
+    }
+  }
+  const __m128i zero = _mm_setzero_si128();
+  for (int k = 0; k < 8; ++k) {
+    const __m128i ch0 = _mm_unpacklo_epi64(v[k], v[k + 8]);
+    const __m128i ch1 = _mm_unpackhi_epi64(v[k], v[k + 8]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k]), _mm_unpacklo_epi8(ch0, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k] + 8), _mm_unpackhi_epi8(ch0, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1]), _mm_unpacklo_epi8(ch1, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1] + 8), _mm_unpackhi_epi8(ch1, zero));
+  }
+}
+#endif
+
+// A tiled transpose: for a block of channels and a block of time, each channel's row segment
+// is written contiguously while the block's spectra (a few KiB) stay in L1.
+template <class R, int NBITS, bool SIGNED>
+void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
+                  std::size_t pos, int threads) {
+  constexpr int kChanBlock = 64;
+  constexpr std::size_t kTimeBlock = 64;
+  const std::vector<int>& kept = *in.kept;
+  const int nk = static_cast<int>(kept.size());
+  const std::size_t D = in.downsample;
+  const std::size_t bps = in.bytes_per_sample;
+  R* rows = static_cast<R*>(dst.rows);
+  const std::size_t row_len = dst.row_len;
+  const long nblocks = (nk + kChanBlock - 1) / kChanBlock;
+  const long ntime = static_cast<long>((n_ds + kTimeBlock - 1) / kTimeBlock);
+#pragma omp parallel for schedule(static) collapse(2) num_threads(threads)
+  for (long kb = 0; kb < nblocks; ++kb) {
+    for (long tb = 0; tb < ntime; ++tb) {
+      const int k0 = static_cast<int>(kb) * kChanBlock;
+      const int k1 = std::min(nk, k0 + kChanBlock);
+      const std::size_t s0 = static_cast<std::size_t>(tb) * kTimeBlock;
+      const std::size_t ns = std::min(kTimeBlock, n_ds - s0);
+      int k = k0;
+#if defined(__x86_64__)
+      // 8-bit input, no downsampling: 16 x 16 blocks of contiguous kept channels.
+      if constexpr (NBITS == 8 && std::is_same_v<R, std::uint16_t>) {
+        if (D == 1 && ns == kTimeBlock) {
+          while (k + 16 <= k1 && kept[static_cast<std::size_t>(k + 15)] - kept[static_cast<std::size_t>(k)] == 15) {
+            const int c0 = kept[static_cast<std::size_t>(k)];
+            for (std::size_t s1 = 0; s1 < ns; s1 += 16) {
+              std::uint16_t* out[16];
+              for (int i = 0; i < 16; ++i) out[i] = rows + static_cast<std::size_t>(k + i) * row_len + pos + s0 + s1;
+              transpose16_u8_to_u16<SIGNED>(packed + (s0 + s1) * bps + static_cast<std::size_t>(c0), bps, out);
+            }
+            k += 16;
+          }
+        }
+      }
+#endif
+      for (; k < k1; ++k) {
+        const int c = kept[static_cast<std::size_t>(k)];
+        R* row = rows + static_cast<std::size_t>(k) * row_len + pos + s0;
+        if (D == 1) {
+          const std::uint8_t* spectrum = packed + s0 * bps;
+          for (std::size_t ss = 0; ss < ns; ++ss, spectrum += bps)
+            row[ss] = sample_value<NBITS, SIGNED, R>(spectrum, c);
+        } else {
+          for (std::size_t ss = 0; ss < ns; ++ss) {
+            const std::uint8_t* spectrum = packed + (s0 + ss) * D * bps;
+            R acc = 0;
+            for (std::size_t j = 0; j < D; ++j, spectrum += bps) acc += sample_value<NBITS, SIGNED, R>(spectrum, c);
+            row[ss] = acc;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <class R>
+void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
+                     std::size_t pos, int threads) {
+  switch (in.nbits) {
+    case 1:
+      return append_typed<R, 1, false>(in, packed, n_ds, dst, pos, threads);
+    case 2:
+      return append_typed<R, 2, false>(in, packed, n_ds, dst, pos, threads);
+    case 4:
+      return append_typed<R, 4, false>(in, packed, n_ds, dst, pos, threads);
+    case 8:
+      if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, threads);
+      return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, threads);
+    case 16:
+      return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, threads);
+    default:
+      throw Error(ErrorCode::unsupported,
+                  fmt::format("the CPU dedisperser reads nbits 1, 2, 4, 8, 16 or 32, not {}", in.nbits));
+  }
+}
+
+}  // namespace
+
+void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
+                 std::size_t pos, int threads) {
+  if (n_ds == 0) return;
+  const int nthreads = threads > 0 ? threads : omp_get_max_threads();
+  if (dst.is_float_rows) {
+    FASTPSR_ASSERT(in.nbits == 32);
+    return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, nthreads);
+  }
+  if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, nthreads);
+  return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, nthreads);
+}
+
+}  // namespace fastpsr::cpu::dedisp_detail

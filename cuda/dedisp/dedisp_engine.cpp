@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+#include "dedisp/dedisp_engine.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "fastpsr/error.hpp"
+#include "fastpsr/log.hpp"
+
+namespace fastpsr::cuda {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+
+cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared, cudaStream_t stream,
+                     KernelAttributes* a) {
+  if (s.is_float) return dedisp_float_op(op, s, p, shared, stream, a);
+  switch (s.lanes) {
+    case 4:
+      return s.mad_hi ? dedisp_lanes4mad_op(op, s, p, shared, stream, a)
+                      : dedisp_lanes4_op(op, s, p, shared, stream, a);
+    case 2:
+      return dedisp_lanes2_op(op, s, p, shared, stream, a);
+    default:
+      return dedisp_lanes1_op(op, s, p, shared, stream, a);
+  }
+}
+
+}  // namespace
+
+std::size_t dedisp_shared_bytes(const KernelShape& s, int row_pitch, int record_ints) {
+  return static_cast<std::size_t>(s.stages) * static_cast<std::size_t>(s.chans_per_stage) *
+         static_cast<std::size_t>(row_pitch + record_ints) * sizeof(std::uint32_t);
+}
+
+cudaError_t dedisp_kernel_attributes(const KernelShape& s, KernelAttributes* out) {
+  return lanes_op(0, s, nullptr, 0, nullptr, out);
+}
+
+cudaError_t dedisp_kernel_allow_shared(const KernelShape& s, std::size_t shared_bytes) {
+  return lanes_op(1, s, nullptr, shared_bytes, nullptr, nullptr);
+}
+
+cudaError_t launch_dedisp_kernel(const KernelShape& s, const DedispKernelParams& p, std::size_t shared_bytes,
+                                 cudaStream_t stream) {
+  return lanes_op(2, s, &p, shared_bytes, stream, nullptr);
+}
+
+DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options, int device, int slots)
+    : plan_(plan), cfg_(parse_gpu_config(options.gpu_config)), device_(device) {
+  const DedispInput& in = plan_.problem.input;
+  props_ = device_properties(device);  // throws for a missing GPU
+  set_device(device);
+  if (in.nbits != 1 && in.nbits != 2 && in.nbits != 4 && in.nbits != 8 && in.nbits != 16 && in.nbits != 32) {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("the CUDA dedisperser reads 1, 2, 4, 8, 16 or 32-bit samples, not {}-bit", in.nbits));
+  }
+  if (in.is_signed && in.nbits != 8) {
+    throw Error(ErrorCode::unsupported, fmt::format("signed samples are supported at 8 bits only, not {}", in.nbits));
+  }
+  FASTPSR_EXPECTS(static_cast<long long>(in.nchans) * in.nbits % 8 == 0,
+                  "{} channels x {} bits is not a whole number of bytes per sample", in.nchans, in.nbits);
+  FASTPSR_EXPECTS(plan_.delays.size() == plan_.ndms() * static_cast<std::size_t>(in.nchans),
+                  "the plan's delay table has {} entries for {} DMs x {} channels", plan_.delays.size(), plan_.ndms(),
+                  in.nchans);
+  FASTPSR_EXPECTS(plan_.ndms() <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "too many DMs: {}",
+                  plan_.ndms());
+  bps_ = in.bytes_per_sample();
+  for (int c = 0; c < in.nchans; ++c) {
+    if (plan_.channel_kept(c)) kept_.push_back(c);
+  }
+  FASTPSR_EXPECTS(!kept_.empty(), "every channel is killed");
+  if (slots <= 0) slots = cfg_.pipeline;
+
+  resolve_lanes();
+  choose_shape();
+  const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
+  choose_gulp(requested, slots);
+  cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
+
+  d_records_ = DeviceBuffer<std::int32_t>(records_.ints.size());
+  FASTPSR_CUDA_TRY(cudaMemcpy(d_records_.get(), records_.ints.data(), d_records_.bytes(), cudaMemcpyHostToDevice));
+  d_kept_ = DeviceBuffer<int>(kept_.size());
+  FASTPSR_CUDA_TRY(cudaMemcpy(d_kept_.get(), kept_.data(), d_kept_.bytes(), cudaMemcpyHostToDevice));
+  d_g_ = DeviceBuffer<std::uint32_t>(kept_.size() * static_cast<std::size_t>(g_words_));
+  // Zeroed once, so no kernel ever reads memory nothing wrote.
+  FASTPSR_CUDA_TRY(cudaMemset(d_g_.get(), 0, d_g_.bytes()));
+  for (auto& h : d_hist_) {
+    h = DeviceBuffer<std::uint8_t>(kept_.size() * static_cast<std::size_t>(hist_pitch_) * element_bytes_);
+    FASTPSR_CUDA_TRY(cudaMemset(h.get(), 0, h.bytes()));
+  }
+  for (int i = 0; i < slots; ++i) {
+    in_.emplace_back(gulp_ds_ * static_cast<std::size_t>(plan_.downsample()) * bps_);
+    out_.emplace_back(plan_.ndms() * static_cast<std::size_t>(out_pitch_));
+  }
+  // The device's whole opt-in limit, not shared_bytes_: the attribute belongs to the kernel, which
+  // other engines (other plans, other shapes) may launch with more.
+  FASTPSR_CUDA_TRY(dedisp_kernel_allow_shared(cfg_.shape, props_.shared_per_block_optin));
+}
+
+void DedispEngine::resolve_lanes() {
+  const DedispInput& in = plan_.problem.input;
+  KernelShape& s = cfg_.shape;
+  const int req = cfg_.lanes_request;
+  if (in.nbits == 32) {
+    if (req != 0 && req != 1) {
+      throw Error(
+          ErrorCode::invalid_argument,
+          fmt::format("--gpu-config lanes={}: 32-bit float input is summed one sample per word (lanes=1)", req));
+    }
+    if (cfg_.mad_hi) throw Error(ErrorCode::invalid_argument, "--gpu-config mad_hi=1 applies to lanes=4 only");
+    s.lanes = 1;
+    s.is_float = true;
+    element_bytes_ = 4;
+    if (cfg_.flush_chans == 0) cfg_.flush_chans = 16;
+    return;
+  }
+  const std::uint64_t max_value = tiling::max_prepared_value(in.nbits, plan_.downsample());
+  const std::uint64_t nkept = kept_.size();
+  if (max_value * nkept > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("{} channels of {}-bit samples downsampled by {} can sum past 2^32: the exact 32-bit "
+                            "integer sums of the CUDA dedisperser would overflow",
+                            nkept, in.nbits, plan_.downsample()));
+  }
+  const int capacity = tiling::lane_flush_capacity(max_value);
+  int lanes = req;
+  if (lanes == 0) lanes = max_value <= 255 ? 4 : (capacity >= 8 ? 2 : 1);
+  if (lanes == 4 && max_value > 255) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config lanes=4 needs prepared values <= 255; {}-bit input downsampled by {} reaches {}",
+                    in.nbits, plan_.downsample(), max_value));
+  }
+  if (lanes == 2 && max_value > 65535) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config lanes=2 needs prepared values <= 65535; {}-bit input downsampled by {} reaches {}",
+                    in.nbits, plan_.downsample(), max_value));
+  }
+  if (cfg_.mad_hi && lanes != 4) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config mad_hi=1 applies to lanes=4 only, not {}", lanes));
+  }
+  s.lanes = lanes;
+  s.is_float = false;
+  s.mad_hi = cfg_.mad_hi;
+  element_bytes_ = lanes == 4 ? 1 : (lanes == 2 ? 2 : 4);
+  if (lanes == 1) {
+    if (cfg_.given.count("flush_chans") != 0) {
+      throw Error(ErrorCode::invalid_argument, "--gpu-config flush_chans applies to lanes=4 and lanes=2 only");
+    }
+    cfg_.flush_chans = 65535;  // 32-bit sums: nothing to flush, channels go in pairs
+  } else if (cfg_.flush_chans == 0) {
+    cfg_.flush_chans = capacity;
+  } else if (cfg_.flush_chans > capacity) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config flush_chans={}: a 16-bit lane holds at most {} channels of values up to {}",
+                            cfg_.flush_chans, capacity, max_value));
+  }
+  if (in.is_signed) signed_offset_ = 128LL * plan_.downsample() * static_cast<std::int64_t>(nkept);
+}
+
+void DedispEngine::choose_shape() {
+  KernelShape& s = cfg_.shape;
+  const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
+  const auto records_for = [&](int dms) {
+    return tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms);
+  };
+  const auto shared_for = [&](const KernelShape& sh, const tiling::BlockRecords& r) {
+    return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), r.max_span), r.record);
+  };
+  const auto too_many_threads = [&](const KernelShape& sh) { return sh.threads() > props_.max_threads_per_block; };
+  if ((given("threads_dm") || given("items_dm")) && too_many_threads(s)) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config threads_time x threads_dm = {} x {}: more than the {} threads a block may have",
+                    s.threads_time, s.threads_dm, props_.max_threads_per_block));
+  }
+  // DMs per block: unless given, the candidate with the least staged data per computed word,
+  // (1 + span / tile) / dms, among those whose staging fits in shared memory.
+  std::vector<std::pair<int, int>> candidates;
+  if (given("threads_dm") || given("items_dm")) {
+    candidates.emplace_back(s.threads_dm, s.items_dm);
+  } else {
+    for (auto [t, i] : {std::pair{8, 4}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}}) candidates.emplace_back(t, i);
+  }
+  double best_cost = std::numeric_limits<double>::infinity();
+  bool found = false;
+  KernelShape best = s;
+  tiling::BlockRecords best_records;
+  std::size_t smallest_shared = std::numeric_limits<std::size_t>::max();
+  for (auto [t, i] : candidates) {
+    KernelShape trial = s;
+    trial.threads_dm = t;
+    trial.items_dm = i;
+    if (too_many_threads(trial)) continue;
+    tiling::BlockRecords r = records_for(trial.dms_per_block());
+    if (!given("chans_per_stage")) {
+      while (trial.chans_per_stage > 1 && shared_for(trial, r) > props_.shared_per_block_optin)
+        trial.chans_per_stage /= 2;
+    }
+    const std::size_t bytes = shared_for(trial, r);
+    smallest_shared = std::min(smallest_shared, bytes);
+    if (bytes > props_.shared_per_block_optin) continue;
+    const double cost = (1.0 + static_cast<double>(r.max_span) / trial.tile_words()) / trial.dms_per_block();
+    if (cost < best_cost * 0.999) {
+      best_cost = cost;
+      best = trial;
+      best_records = std::move(r);
+      found = true;
+    }
+  }
+  if (!found) {
+    const double needed_kib = smallest_shared == std::numeric_limits<std::size_t>::max()
+                                  ? 0.0
+                                  : static_cast<double>(smallest_shared) / 1024.0;
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("no kernel shape fits GPU {}: at most {} threads per block and {:.1f} KiB of shared memory "
+                            "({:.1f} KiB needed at least): lower chans_per_stage, stages, threads_dm, items_dm or "
+                            "threads_time",
+                            device_, props_.max_threads_per_block,
+                            static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
+  }
+  s = best;
+  records_ = std::move(best_records);
+  max_span_ = records_.max_span;
+  dm_blocks_ = records_.blocks;
+  row_pitch_ = tiling::row_pitch_words(s.tile_words(), max_span_);
+  shared_bytes_ = dedisp_shared_bytes(s, row_pitch_, records_.record);
+  FASTPSR_CUDA_TRY(dedisp_kernel_attributes(s, &attrs_));
+  if (attrs_.max_threads < s.threads()) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config: the kernel for items_time={} items_dm={} uses {} registers per thread, so a "
+                    "block may have at most {} threads, not {} x {}",
+                    s.items_time, s.items_dm, attrs_.registers, attrs_.max_threads, s.threads_time, s.threads_dm));
+  }
+}
+
+std::size_t DedispEngine::bytes_for(std::size_t gulp_ds, int slots) const {
+  const auto D = static_cast<std::size_t>(plan_.downsample());
+  const std::size_t nkept = kept_.size();
+  const std::size_t pitch = round_up(gulp_ds, 32);
+  const auto q = tiling::lane_segment(static_cast<std::int64_t>(gulp_ds), cfg_.shape.lanes);
+  const auto g_words = static_cast<std::size_t>(tiling::g_row_words(q, cfg_.shape.tile_words(), plan_.max_delay));
+  const std::size_t hist = round_up(static_cast<std::size_t>(std::max(plan_.max_delay, 1)), 32);
+  return static_cast<std::size_t>(slots) * (gulp_ds * D * bps_ + plan_.ndms() * pitch * sizeof(float)) +
+         nkept * g_words * 4 + 2 * nkept * hist * element_bytes_ + records_.ints.size() * 4 + nkept * sizeof(int);
+}
+
+void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
+  const auto D = static_cast<std::size_t>(plan_.downsample());
+  const std::size_t ndms = plan_.ndms();
+  std::size_t want = requested_in / D;
+  if (requested_in != 0 && want == 0) want = 1;
+  if (want == 0) {
+    // About 256 MiB of output and of input per slot, and at least twice the history when
+    // that stays within 1 GiB of output per slot, so that gulps are long next to max_delay.
+    want = std::min<std::size_t>({(256 * kMiB) / (4 * ndms), (256 * kMiB) / (bps_ * D), std::size_t{1} << 22});
+    const std::size_t twice_history = 2 * static_cast<std::size_t>(plan_.max_delay);
+    want = std::max(want, std::min(twice_history, (1024 * kMiB) / (4 * ndms)));
+    want = std::max<std::size_t>(want, 1);
+  }
+  const auto [free_bytes, total_bytes] = memory_info();
+  std::size_t budget = free_bytes > 64 * kMiB ? free_bytes - 64 * kMiB : 0;
+  if (cfg_.max_device_mb != 0) budget = std::min(budget, cfg_.max_device_mb * kMiB);
+  std::size_t gulp = want;
+  while (gulp > 1 && bytes_for(gulp, slots) > budget) gulp = std::max<std::size_t>(1, gulp / 2);
+  if (bytes_for(gulp, slots) > budget) {
+    throw Error(
+        ErrorCode::resource,
+        fmt::format("dedispersion of {} DMs x {} channels needs {:.1f} MiB of memory on GPU {} even with "
+                    "1-sample gulps; {:.1f} MiB {} (of {:.1f} MiB)",
+                    ndms, kept_.size(), static_cast<double>(bytes_for(1, slots)) / kMiB, device_,
+                    static_cast<double>(budget) / kMiB, cfg_.max_device_mb != 0 ? "allowed by max_device_mb" : "free",
+                    static_cast<double>(total_bytes) / kMiB));
+  }
+  if (gulp < want) {
+    shrink_note_ = fmt::format(" (shrunk from {} to fit {:.0f} MiB)", want * D, static_cast<double>(budget) / kMiB);
+    log_verbose("GPU dedisperser: gulp of {} input samples shrunk to {} to fit {:.0f} MiB of device memory", want * D,
+                gulp * D, static_cast<double>(budget) / kMiB);
+  }
+  gulp_ds_ = gulp;
+  out_pitch_ = static_cast<std::int64_t>(round_up(gulp, 32));
+  hist_pitch_ = static_cast<std::int64_t>(round_up(static_cast<std::size_t>(std::max(plan_.max_delay, 1)), 32));
+  g_words_ = tiling::g_row_words(tiling::lane_segment(static_cast<std::int64_t>(gulp), cfg_.shape.lanes),
+                                 cfg_.shape.tile_words(), plan_.max_delay);
+  device_bytes_ = bytes_for(gulp, slots);
+}
+
+GulpWork DedispEngine::plan_gulp(std::int64_t n_new, std::int64_t n_zero, int in_slot, int out_slot) const {
+  FASTPSR_ASSERT(n_new >= 0 && n_zero >= 0 && n_new + n_zero <= static_cast<std::int64_t>(gulp_ds_));
+  GulpWork w;
+  w.n_new = n_new;
+  w.n_zero = n_zero;
+  const std::int64_t max_delay = plan_.max_delay;
+  const std::int64_t avail = hist_len_ + n_new + n_zero;
+  w.n_out = avail > max_delay ? avail - max_delay : 0;
+  w.new_hist_len = std::min(avail, max_delay);
+  const KernelShape& s = cfg_.shape;
+  const std::int64_t q = w.n_out > 0 ? tiling::lane_segment(w.n_out, s.lanes) : 0;
+  const std::int64_t row_words = q > 0 ? tiling::g_row_words(q, s.tile_words(), plan_.max_delay) : 0;
+  FASTPSR_ASSERT(row_words <= g_words_);
+
+  PrepParams& p = w.prep;
+  p.in = n_new > 0 ? in_[static_cast<std::size_t>(in_slot)].get() : nullptr;
+  p.nchans = plan_.nchans();
+  p.kept = d_kept_.get();
+  p.nkept = static_cast<int>(kept_.size());
+  p.downsample = plan_.downsample();
+  p.is_signed = plan_.problem.input.is_signed;
+  p.hist_in = d_hist_[hist_cur_].get();
+  p.hist_out = d_hist_[1 - hist_cur_].get();
+  p.hist_pitch = hist_pitch_;
+  p.hist_len = hist_len_;
+  p.n_new = n_new;
+  p.n_zero = n_zero;
+  p.keep_from = avail - w.new_hist_len;
+  p.zero_value = plan_.problem.input.is_signed ? static_cast<std::uint32_t>(128 * plan_.downsample()) : 0U;
+  p.g = d_g_.get();
+  p.g_row_words = row_words;
+  p.q = q;
+  p.cover = tiling::prep_cover(q, row_words, s.lanes, avail);
+
+  DedispKernelParams& k = w.kernel;
+  k.g = d_g_.get();
+  k.g_row_words = row_words;
+  k.records = d_records_.get();
+  k.record_ints = records_.record;
+  k.out = out_[static_cast<std::size_t>(out_slot)].get();
+  k.out_pitch = out_pitch_;
+  k.nkept = static_cast<int>(kept_.size());
+  k.ndms = static_cast<int>(plan_.ndms());
+  k.dm_blocks = dm_blocks_;
+  k.q = q;
+  k.n_out = w.n_out;
+  k.flush_chans = cfg_.flush_chans;
+  k.signed_offset = signed_offset_;
+  k.row_pitch = row_pitch_;
+  k.chans_per_stage = s.chans_per_stage;
+  k.stages = s.stages;
+  return w;
+}
+
+void DedispEngine::launch_prep(const GulpWork& w, cudaStream_t stream) const {
+  FASTPSR_CUDA_TRY(
+      launch_prep_kernel(plan_.problem.input.nbits, cfg_.shape.lanes, cfg_.shape.is_float, w.prep, stream));
+}
+
+void DedispEngine::launch_dedisp(const GulpWork& w, cudaStream_t stream) const {
+  if (w.n_out > 0) FASTPSR_CUDA_TRY(launch_dedisp_kernel(cfg_.shape, w.kernel, shared_bytes_, stream));
+}
+
+void DedispEngine::advance(const GulpWork& w) {
+  hist_len_ = w.new_hist_len;
+  hist_cur_ = 1 - hist_cur_;
+}
+
+std::string DedispEngine::describe() const {
+  const KernelShape& s = cfg_.shape;
+  const char* mode = s.is_float     ? "float32 sums (flushed into double)"
+                     : s.lanes == 4 ? (s.mad_hi ? "4 x 8-bit per word, 16-bit lanes, odd bytes by IMAD.HI"
+                                                : "4 x 8-bit per word, 16-bit lanes, odd bytes by PRMT")
+                     : s.lanes == 2 ? "2 x 16-bit per word, 16-bit lanes"
+                                    : "1 x 32-bit integer per word";
+  return fmt::format(
+      "CUDA dedisperser on GPU {}: {} (sm_{}{}, {} SMs)\n"
+      "  kernel: {}; flush every {} channels; block {}x{} threads, {} time x {} DM items per thread -> {} samples "
+      "x {} DMs per block; {} channels per stage x {} stages, {:.1f} KiB shared, {} registers{}\n"
+      "  data: {} of {} channels kept, {} DMs in {} blocks, max delay {} samples, max span in a block {}\n"
+      "  streaming: gulp {} input samples{} (downsample {}), {} slots, 3 streams; device memory {:.1f} MiB\n"
+      "  gpu-config: {}",
+      device_, props_.name, props_.sm_major, props_.sm_minor, props_.multiprocessors, mode,
+      s.lanes == 1 && !s.is_float ? 0 : cfg_.flush_chans, s.threads_time, s.threads_dm, s.items_time, s.items_dm,
+      s.tile_words() * s.lanes, s.dms_per_block(), s.chans_per_stage, s.stages,
+      static_cast<double>(shared_bytes_) / 1024.0, attrs_.registers,
+      attrs_.local_bytes ? fmt::format(", {} bytes local (spills)", attrs_.local_bytes) : std::string(), kept_.size(),
+      plan_.nchans(), plan_.ndms(), dm_blocks_, plan_.max_delay, max_span_,
+      gulp_ds_ * static_cast<std::size_t>(plan_.downsample()), shrink_note_, plan_.downsample(), in_.size(),
+      static_cast<double>(device_bytes_) / static_cast<double>(kMiB), to_gpu_config_string(cfg_));
+}
+
+}  // namespace fastpsr::cuda

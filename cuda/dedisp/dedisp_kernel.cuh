@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The direct dedispersion kernel, templated over the lane arithmetic (dedisp_tiling.hpp) and the
+/// per-thread register tile (items_time words x items_dm DMs). One block: dms_per_block DMs x
+/// tile_words words x lanes samples. Channel rows of the block's window are staged into shared
+/// memory chans_per_stage at a time with asynchronous 16-byte copies, `stages` buffers deep, so the
+/// copy of the next rows overlaps the adds on the current ones; every staged row serves all the
+/// block's DMs (reuse across DMs, Armour & Giles), and every 32-bit load brings `lanes` samples.
+#include <cuda_runtime.h>
+
+#include "dedisp/dedisp_kernels.hpp"
+#include "dedisp/dedisp_tiling.hpp"
+
+namespace fastpsr::cuda {
+namespace detail {
+
+__device__ __forceinline__ void copy16_async(void* dst_shared, const void* src_global) {
+#if __CUDA_ARCH__ >= 800
+  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src_global) : "memory");
+#else
+  *static_cast<uint4*>(dst_shared) = __ldg(static_cast<const uint4*>(src_global));
+#endif
+}
+
+__device__ __forceinline__ void copy_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most `pending` committed groups are still in flight.
+__device__ __forceinline__ void copy_wait(int pending) {
+#if __CUDA_ARCH__ >= 800
+  if (pending <= 0) {
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+  } else if (pending == 1) {
+    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+  } else {
+    asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+  }
+#else
+  (void)pending;
+#endif
+}
+
+template <class P, int T, int MD>
+__global__ void dedisp_kernel(const DedispKernelParams p) {
+  extern __shared__ __align__(16) std::uint32_t smem[];
+  const int tx = static_cast<int>(threadIdx.x);
+  const int ty = static_cast<int>(threadIdx.y);
+  const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
+  const int tid = ty * static_cast<int>(blockDim.x) + tx;
+  const int tile_words = static_cast<int>(blockDim.x) * T;
+  const int dms_per_block = static_cast<int>(blockDim.y) * MD;
+  // DM blocks vary fastest, so the blocks resident at one time share time tiles (L2 reuse).
+  const int dm_block = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.dm_blocks));
+  const std::int64_t u0 = static_cast<std::int64_t>(blockIdx.x / static_cast<unsigned>(p.dm_blocks)) * tile_words;
+  const int cs = p.chans_per_stage;
+  const int stage_words = cs * (p.row_pitch + p.record_ints);
+  const int nchunks = (p.nkept + cs - 1) / cs;
+  const std::int32_t* block_records =
+      p.records + static_cast<std::size_t>(dm_block) * static_cast<std::size_t>(p.nkept) * p.record_ints;
+
+  // Stages chunk `chunk` (if it exists) and commits one copy group either way, so that the
+  // group count per chunk stays fixed for copy_wait.
+  auto issue = [&](int chunk) {
+    if (chunk < nchunks) {
+      std::uint32_t* sdata = smem + (chunk % p.stages) * stage_words;
+      std::int32_t* srec = reinterpret_cast<std::int32_t*>(sdata + cs * p.row_pitch);
+      const int first = chunk * cs;
+      const int nrows = min(cs, p.nkept - first);
+      const int warp = tid / 32;
+      const int lane = tid % 32;
+      for (int r = warp; r < nrows; r += nthreads / 32) {
+        const std::int32_t* rec = block_records + static_cast<std::size_t>(first + r) * p.record_ints;
+        const tiling::RowWindow w = tiling::row_window(u0, __ldg(rec), __ldg(rec + 1), tile_words);
+        const std::uint32_t* src = p.g + static_cast<std::size_t>(first + r) * p.g_row_words + w.start;
+        std::uint32_t* dst = sdata + r * p.row_pitch;
+        for (int i = lane * 4; i < w.words; i += 128) copy16_async(dst + i, src + i);
+        for (int i = lane * 4; i < p.record_ints; i += 128) copy16_async(srec + r * p.record_ints + i, rec + i);
+      }
+    }
+    copy_commit();
+  };
+
+  tiling::ThreadTile<P, T, MD> acc;
+  acc.aux = p.hi_multiplier;
+  for (int s = 0; s + 1 < p.stages; ++s) issue(s);
+  const int word0 = tiling::tile_word(tx, 0, T);
+  for (int chunk = 0; chunk < nchunks; ++chunk) {
+    issue(chunk + p.stages - 1);
+    copy_wait(p.stages - 1);
+    __syncthreads();
+    const std::uint32_t* sdata = smem + (chunk % p.stages) * stage_words;
+    const std::int32_t* srec = reinterpret_cast<const std::int32_t*>(sdata + cs * p.row_pitch);
+    acc.add_rows(sdata, p.row_pitch, srec + tiling::kRecordHeader, p.record_ints, ty * MD,
+                 min(cs, p.nkept - chunk * cs), word0, p.flush_chans);
+    __syncthreads();
+  }
+  if (P::kFlushes) acc.flush_all();
+
+  const int dm_first = dm_block * dms_per_block + ty * MD;
+#pragma unroll
+  for (int j = 0; j < MD; ++j) {
+    const int m = dm_first + j;
+    if (m >= p.ndms) continue;
+    float* row = p.out + static_cast<std::size_t>(m) * static_cast<std::size_t>(p.out_pitch);
+#pragma unroll
+    for (int k = 0; k < T; ++k) {
+      const std::int64_t u = u0 + tiling::tile_word(tx, k, T);
+      if (u >= p.q) continue;
+#pragma unroll
+      for (int lane = 0; lane < P::kLanes; ++lane) {
+        const std::int64_t t = lane * p.q + u;
+        if (t >= p.n_out) continue;
+        if constexpr (P::kIsFloat) {
+          row[t] = static_cast<float>(acc.total[j][k].v);
+        } else {
+          row[t] = tiling::integer_output(P::lane_sum(acc.total[j][k], acc.part[j][k], lane), p.signed_offset);
+        }
+      }
+    }
+  }
+}
+
+template <class P, int T, int MD>
+cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                      cudaStream_t stream, KernelAttributes* attrs) {
+  auto* fn = dedisp_kernel<P, T, MD>;
+  if (op == 0) {
+    cudaFuncAttributes a{};
+    const cudaError_t e = cudaFuncGetAttributes(&a, fn);
+    if (e != cudaSuccess) return e;
+    attrs->registers = a.numRegs;
+    attrs->max_threads = a.maxThreadsPerBlock;
+    attrs->local_bytes = a.localSizeBytes;
+    return cudaSuccess;
+  }
+  if (op == 1) {
+    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
+  }
+  const std::int64_t tiles = (p->q + s.tile_words() - 1) / s.tile_words();
+  const std::int64_t blocks = tiles * p->dm_blocks;
+  if (blocks <= 0) return cudaSuccess;
+  if (blocks > 0x7FFFFFFF) return cudaErrorInvalidConfiguration;
+  fn<<<dim3(static_cast<unsigned>(blocks)),
+       dim3(static_cast<unsigned>(s.threads_time), static_cast<unsigned>(s.threads_dm)), shared_bytes, stream>>>(*p);
+  return cudaGetLastError();
+}
+
+/// Picks the compiled kernel for (items_time, items_dm) of lane mode P.
+template <class P>
+cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                     cudaStream_t stream, KernelAttributes* attrs) {
+#define FASTPSR_DEDISP_CASE(T, MD) \
+  if (s.items_time == (T) && s.items_dm == (MD)) return kernel_op<P, T, MD>(op, s, p, shared_bytes, stream, attrs)
+  FASTPSR_DEDISP_CASE(1, 1);
+  FASTPSR_DEDISP_CASE(1, 2);
+  FASTPSR_DEDISP_CASE(1, 4);
+  FASTPSR_DEDISP_CASE(1, 8);
+  FASTPSR_DEDISP_CASE(2, 1);
+  FASTPSR_DEDISP_CASE(2, 2);
+  FASTPSR_DEDISP_CASE(2, 4);
+  FASTPSR_DEDISP_CASE(2, 8);
+  FASTPSR_DEDISP_CASE(4, 1);
+  FASTPSR_DEDISP_CASE(4, 2);
+  FASTPSR_DEDISP_CASE(4, 4);
+  FASTPSR_DEDISP_CASE(4, 8);
+#undef FASTPSR_DEDISP_CASE
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace detail
+}  // namespace fastpsr::cuda

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Index arithmetic and lane arithmetic of the CUDA dedisperser, in plain C++ that compiles both
+/// for the device (nvcc) and for the host, so the unit tests can emulate the kernels on a CPU with
+/// exactly this code. No CUDA headers here.
+///
+/// Layout ("lanes"): a gulp's n_out output samples are split into L segments of q samples each
+/// (L = 4, 2 or 1). The prepared input G has one row of `row_words` 32-bit words per kept channel;
+/// lane i of word u holds x_D[i*q + u] (the downsampled input, counted from the first sample the
+/// gulp's output needs). One 32-bit load thus brings L samples that belong to L different outputs
+/// of the same DM, whatever the delay, so the integer adds of the inner loop work on L samples at
+/// once ("SIMD in the word") with no realignment:
+///   L = 4: four 8-bit values (values <= 255), two accumulators of two 16-bit lanes each;
+///   L = 2: two 16-bit values, one accumulator of two 16-bit lanes;
+///   L = 1: one 32-bit integer or one float.
+/// Lane sums are flushed into 32-bit totals before any 16-bit lane can overflow. L = 4 has two
+/// variants of the same arithmetic (Lanes4, Lanes4Mad) that load different pipes of the SM.
+///
+/// Blocks: a block computes `dms_per_block` consecutive DMs x `tile_words` consecutive words u.
+/// Per (DM block, kept channel) a record holds base = min delay over the block's DMs, the span
+/// (max - min delay), and per DM the offset delay - base + (base & 3) (stored in bytes). The block
+/// stages words [u0 + base - (base & 3), ...) of each channel row into shared memory with 16-byte
+/// copies; a thread then reads word tile_word + offset of the staged row.
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define FASTPSR_HD __host__ __device__ __forceinline__
+#else
+#define FASTPSR_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define FASTPSR_UNROLL _Pragma("unroll")
+#else
+#define FASTPSR_UNROLL
+#endif
+
+namespace fastpsr::cuda::tiling {
+
+/// Words of the block tile handled by a warp: warp w of the block's x dimension covers
+/// [w * 32 * items_time, (w + 1) * 32 * items_time); its lane l takes l, l + 32, ... so every
+/// warp-wide load reads 32 consecutive words (no shared-memory bank conflicts).
+FASTPSR_HD int tile_word(int thread_x, int item, int items_time) {
+  return (thread_x / 32) * 32 * items_time + (thread_x % 32) + 32 * item;
+}
+
+/// Words of a staged channel row: the copy starts 4-word aligned, `shift` = base & 3 words early.
+struct RowWindow {
+  std::int64_t start = 0;  ///< first G word copied (a multiple of 4)
+  int words = 0;           ///< words copied (a multiple of 4)
+};
+FASTPSR_HD RowWindow row_window(std::int64_t u0, std::int32_t base, std::int32_t span, int tile_words) {
+  RowWindow w;
+  const int shift = base & 3;
+  w.start = u0 + base - shift;
+  w.words = ((shift + tile_words + span) + 3) & ~3;
+  return w;
+}
+
+/// Shared-memory words per staged channel row for a maximum span.
+FASTPSR_HD int row_pitch_words(int tile_words, int max_span) { return ((3 + tile_words + max_span) + 3) & ~3; }
+
+/// Record of one (DM block, kept channel): int32 values. [0] base, [1] span, [2..3] unused,
+/// [4 + j] offset of the block's DM j in bytes, 4 * (delay - base + (base & 3)), so that a thread
+/// adds it to its row pointer with one instruction (padded to a multiple of 4 with zeros).
+constexpr int kRecordHeader = 4;
+FASTPSR_HD int record_ints(int dms_per_block) { return kRecordHeader + ((dms_per_block + 3) & ~3); }
+
+/// Words per G row for a gulp: enough for every staged window of every tile.
+FASTPSR_HD std::int64_t g_row_words(std::int64_t q, int tile_words, std::int32_t max_delay) {
+  const std::int64_t tiles = (q + tile_words - 1) / tile_words;
+  return ((tiles * tile_words + max_delay + 3) + 3) & ~std::int64_t{3};
+}
+
+/// Samples per lane segment for n_out outputs over `lanes` lanes.
+FASTPSR_HD std::int64_t lane_segment(std::int64_t n_out, int lanes) { return (n_out + lanes - 1) / lanes; }
+
+/// Downsampled samples the prep step must produce so that every lane's row is filled.
+FASTPSR_HD std::int64_t prep_cover(std::int64_t q, std::int64_t row_words, int lanes, std::int64_t avail) {
+  return q == 0 ? avail : (lanes - 1) * q + row_words;
+}
+
+// ---- lane arithmetic ------------------------------------------------------------------------
+
+/// Four 8-bit values per word. `all` sums whole words (mod 2^32); `hi` sums bytes 1 and 3 in two
+/// 16-bit lanes. With at most 65535 per lane, all - (hi << 8) = sum(byte 0) + 2^16 sum(byte 2)
+/// exactly, so two accumulators carry four lane sums.
+struct Lanes4 {
+  static constexpr int kLanes = 4;
+  static constexpr bool kIsFloat = false;
+  static constexpr bool kFlushes = true;
+  using Element = std::uint8_t;
+  struct Partial {
+    std::uint32_t all = 0, hi = 0;
+  };
+  struct Total {
+    std::uint32_t v[4] = {0, 0, 0, 0};
+  };
+  /// Bytes 1 and 3 of w moved to bytes 0 and 2: one PRMT on the device.
+  FASTPSR_HD static std::uint32_t odd_bytes(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(w, 0U, 0x4341U);
+#else
+    return (w >> 8) & 0x00FF00FFu;
+#endif
+  }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) {
+    p.all += a;
+    p.hi += odd_bytes(a);
+  }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) {
+    p.all += a + b;
+    p.hi += odd_bytes(a) + odd_bytes(b);
+  }
+  FASTPSR_HD static void flush(Total& t, Partial& p) {
+    const std::uint32_t even = p.all - (p.hi << 8);
+    t.v[0] += even & 0xFFFFu;
+    t.v[1] += p.hi & 0xFFFFu;
+    t.v[2] += even >> 16;
+    t.v[3] += p.hi >> 16;
+    p.all = 0;
+    p.hi = 0;
+  }
+  FASTPSR_HD static std::uint32_t lane_sum(const Total& t, const Partial&, int lane) { return t.v[lane]; }
+};
+
+/// Lanes4 with the odd bytes summed by IMAD.HI: hi + ((w & 0xFF00FF00) * 2^24 >> 32) is bytes 1
+/// and 3 moved down and added in one multiply-add, on the FP32/IMAD pipe instead of the integer
+/// ALU that the other adds and masks use. `aux` must be 2^24; it comes from a kernel parameter so
+/// that the compiler cannot turn the multiply back into a shift.
+struct Lanes4Mad : Lanes4 {
+  FASTPSR_HD static std::uint32_t mad_hi(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#if defined(__CUDA_ARCH__)
+    std::uint32_t r;
+    asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+#else
+    return static_cast<std::uint32_t>((std::uint64_t{a} * b) >> 32) + c;
+#endif
+  }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t aux) {
+    p.all += a;
+    p.hi = mad_hi(a & 0xFF00FF00u, aux, p.hi);
+  }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t aux) {
+    p.all += a + b;
+    p.hi = mad_hi(a & 0xFF00FF00u, aux, mad_hi(b & 0xFF00FF00u, aux, p.hi));
+  }
+};
+
+/// Two 16-bit values per word, summed in two 16-bit lanes.
+struct Lanes2 {
+  static constexpr int kLanes = 2;
+  static constexpr bool kIsFloat = false;
+  static constexpr bool kFlushes = true;
+  using Element = std::uint16_t;
+  struct Partial {
+    std::uint32_t v = 0;
+  };
+  struct Total {
+    std::uint32_t v[2] = {0, 0};
+  };
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += a; }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) { p.v += a + b; }
+  FASTPSR_HD static void flush(Total& t, Partial& p) {
+    t.v[0] += p.v & 0xFFFFu;
+    t.v[1] += p.v >> 16;
+    p.v = 0;
+  }
+  FASTPSR_HD static std::uint32_t lane_sum(const Total& t, const Partial&, int lane) { return t.v[lane]; }
+};
+
+/// One 32-bit integer per word, summed in 32 bits (the host checks that nothing can wrap).
+struct Lanes1 {
+  static constexpr int kLanes = 1;
+  static constexpr bool kIsFloat = false;
+  static constexpr bool kFlushes = false;
+  using Element = std::uint32_t;
+  struct Partial {
+    std::uint32_t v = 0;
+  };
+  struct Total {};
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += a; }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) { p.v += a + b; }
+  FASTPSR_HD static void flush(Total&, Partial&) {}
+  FASTPSR_HD static std::uint32_t lane_sum(const Total&, const Partial& p, int) { return p.v; }
+};
+
+/// One float per word: float partial sums over at most `flush` channels, added into a double.
+struct LanesFloat {
+  static constexpr int kLanes = 1;
+  static constexpr bool kIsFloat = true;
+  static constexpr bool kFlushes = true;
+  using Element = float;
+  struct Partial {
+    float v = 0.0F;
+  };
+  struct Total {
+    double v = 0.0;
+  };
+  FASTPSR_HD static float as_float(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(w);
+#else
+    float f;
+    __builtin_memcpy(&f, &w, sizeof f);
+    return f;
+#endif
+  }
+  FASTPSR_HD static void add(Partial& p, std::uint32_t a, std::uint32_t /*aux*/ = 0) { p.v += as_float(a); }
+  FASTPSR_HD static void add2(Partial& p, std::uint32_t a, std::uint32_t b, std::uint32_t /*aux*/ = 0) {
+    p.v += as_float(a);
+    p.v += as_float(b);
+  }
+  FASTPSR_HD static void flush(Total& t, Partial& p) {
+    t.v += static_cast<double>(p.v);
+    p.v = 0.0F;
+  }
+};
+
+/// Loads the MD offsets of one record row (16-byte aligned when MD % 4 == 0, 8-byte when MD == 2)
+/// with vector loads on the device: one shared-memory access per row instead of MD.
+template <int MD>
+FASTPSR_HD void load_offsets(const std::int32_t* p, std::int32_t (&o)[MD]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (MD % 4 == 0) {
+    FASTPSR_UNROLL
+    for (int q = 0; q < MD / 4; ++q) {
+      const int4 v = reinterpret_cast<const int4*>(p)[q];
+      o[4 * q] = v.x;
+      o[4 * q + 1] = v.y;
+      o[4 * q + 2] = v.z;
+      o[4 * q + 3] = v.w;
+    }
+  } else if constexpr (MD == 2) {
+    const int2 v = *reinterpret_cast<const int2*>(p);
+    o[0] = v.x;
+    o[1] = v.y;
+  } else {
+    FASTPSR_UNROLL
+    for (int j = 0; j < MD; ++j) o[j] = p[j];
+  }
+#else
+  for (int j = 0; j < MD; ++j) o[j] = p[j];
+#endif
+}
+
+/// `p` advanced by `bytes` (a multiple of 4).
+FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t bytes) {
+  return reinterpret_cast<const std::uint32_t*>(reinterpret_cast<const char*>(p) + bytes);
+}
+
+/// The accumulators of one thread: items_dm DMs x items_time words, and the flush countdown.
+template <class P, int T, int MD>
+struct ThreadTile {
+  typename P::Partial part[MD][T];
+  typename P::Total total[MD][T];
+  int since_flush = 0;
+  std::uint32_t aux = 0;  ///< passed to the lane adds (Lanes4Mad: 2^24, from a kernel parameter)
+
+  FASTPSR_HD void flush_all() {
+    FASTPSR_UNROLL
+    for (int j = 0; j < MD; ++j) {
+      FASTPSR_UNROLL
+      for (int k = 0; k < T; ++k) P::flush(total[j][k], part[j][k]);
+    }
+    since_flush = 0;
+  }
+
+  /// Adds the staged rows [0, nrows) of one stage. `rows` holds the rows `row_pitch` words
+  /// apart; `offsets` their records' offsets (record_ints apart, this thread's first DM at
+  /// column `dm0`); `word0` = tile_word(thread_x, 0, T). Flushes before a lane could exceed
+  /// `flush_chans` channels.
+  FASTPSR_HD void add_rows(const std::uint32_t* rows, int row_pitch, const std::int32_t* offsets, int record, int dm0,
+                           int nrows, int word0, int flush_chans) {
+    int r = 0;
+    if (flush_chans >= 2) {
+      for (; r + 1 < nrows; r += 2) {
+        if (P::kFlushes && since_flush + 2 > flush_chans) flush_all();
+        const std::uint32_t* ra = rows + r * row_pitch + word0;
+        const std::uint32_t* rb = ra + row_pitch;
+        std::int32_t oa[MD], ob[MD];
+        load_offsets<MD>(offsets + r * record + dm0, oa);
+        load_offsets<MD>(offsets + (r + 1) * record + dm0, ob);
+        FASTPSR_UNROLL
+        for (int j = 0; j < MD; ++j) {
+          const std::uint32_t* pa = at_byte(ra, oa[j]);
+          const std::uint32_t* pb = at_byte(rb, ob[j]);
+          FASTPSR_UNROLL
+          for (int k = 0; k < T; ++k) P::add2(part[j][k], pa[32 * k], pb[32 * k], aux);
+        }
+        since_flush += 2;
+      }
+    }
+    for (; r < nrows; ++r) {
+      if (P::kFlushes && since_flush + 1 > flush_chans) flush_all();
+      const std::uint32_t* ra = rows + r * row_pitch + word0;
+      std::int32_t oa[MD];
+      load_offsets<MD>(offsets + r * record + dm0, oa);
+      FASTPSR_UNROLL
+      for (int j = 0; j < MD; ++j) {
+        const std::uint32_t* pa = at_byte(ra, oa[j]);
+        FASTPSR_UNROLL
+        for (int k = 0; k < T; ++k) P::add(part[j][k], pa[32 * k], aux);
+      }
+      since_flush += 1;
+    }
+  }
+};
+
+/// Output value of an integer lane sum: exact integer, minus the offset that made signed input
+/// unsigned, rounded once to float (round to nearest even, like the double reference).
+FASTPSR_HD float integer_output(std::uint32_t sum, std::int64_t signed_offset) {
+  return signed_offset == 0 ? static_cast<float>(sum)
+                            : static_cast<float>(static_cast<std::int64_t>(sum) - signed_offset);
+}
+
+// ---- host-side planning ----------------------------------------------------------------------
+
+/// Records of every (DM block, kept channel) and the largest span, from the plan's delay table.
+struct BlockRecords {
+  std::vector<std::int32_t> ints;  ///< [(block * nkept + kept) * record_ints + ...]
+  int record = 0;                  ///< ints per record
+  int max_span = 0;
+  int blocks = 0;
+};
+
+/// `delays[dm * nchans + chan]`, the kept channels in order, DMs grouped `dms_per_block` at a time.
+inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
+                                       const std::vector<int>& kept, int dms_per_block) {
+  BlockRecords br;
+  br.record = record_ints(dms_per_block);
+  br.blocks = static_cast<int>((ndms + static_cast<std::size_t>(dms_per_block) - 1) / dms_per_block);
+  const std::size_t nkept = kept.size();
+  br.ints.assign(static_cast<std::size_t>(br.blocks) * nkept * static_cast<std::size_t>(br.record), 0);
+  for (int b = 0; b < br.blocks; ++b) {
+    const std::size_t dm_first = static_cast<std::size_t>(b) * static_cast<std::size_t>(dms_per_block);
+    const std::size_t dm_end = std::min(ndms, dm_first + static_cast<std::size_t>(dms_per_block));
+    for (std::size_t k = 0; k < nkept; ++k) {
+      const auto chan = static_cast<std::size_t>(kept[k]);
+      std::int32_t lo = delays[dm_first * static_cast<std::size_t>(nchans) + chan];
+      std::int32_t hi = lo;
+      for (std::size_t m = dm_first; m < dm_end; ++m) {
+        const std::int32_t d = delays[m * static_cast<std::size_t>(nchans) + chan];
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+      }
+      std::int32_t* rec =
+          br.ints.data() + (static_cast<std::size_t>(b) * nkept + k) * static_cast<std::size_t>(br.record);
+      rec[0] = lo;
+      rec[1] = hi - lo;
+      for (std::size_t m = dm_first; m < dm_end; ++m) {
+        // In int64: a span this large never fits shared memory, so the clamped value is never used.
+        const std::int64_t bytes =
+            4 * (std::int64_t{delays[m * static_cast<std::size_t>(nchans) + chan]} - lo + (lo & 3));
+        rec[kRecordHeader + (m - dm_first)] = static_cast<std::int32_t>(std::min<std::int64_t>(bytes, INT32_MAX));
+      }
+      br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
+    }
+  }
+  return br;
+}
+
+/// Largest value of one prepared (downsampled, offset) input sample for integer input.
+inline std::uint64_t max_prepared_value(int nbits, int downsample) {
+  const std::uint64_t one = nbits == 8 ? 255U : (std::uint64_t{1} << nbits) - 1U;
+  return one * static_cast<std::uint64_t>(downsample);
+}
+
+/// Channels a 16-bit lane can take before a flush, for values up to `max_value`.
+inline int lane_flush_capacity(std::uint64_t max_value) {
+  return max_value == 0 ? 65535 : static_cast<int>(65535U / max_value);
+}
+
+}  // namespace fastpsr::cuda::tiling

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/dedisp_backend.hpp"
+
+#include "fastpsr/cpu/dedisp_cpu.hpp"
+#include "fastpsr/error.hpp"
+#if FASTPSR_HAVE_CUDA
+#include "fastpsr/cuda/dedisp_cuda.hpp"
+#endif
+
+namespace fastpsr {
+
+std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DeviceChoice& device,
+                                              const DedispOptions& options) {
+  if (device.backend == Backend::cpu) return cpu::make_dedisperser(plan, options);
+#if FASTPSR_HAVE_CUDA
+  return cuda::make_dedisperser(plan, options, device.gpu_index);
+#else
+  throw Error(ErrorCode::unsupported, "this build of fastpsr has no CUDA backend");
+#endif
+}
+
+}  // namespace fastpsr

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/channel_mask.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr {
+namespace {
+
+long parse_channel(std::string_view text, const std::string& where) {
+  long v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("'{}' is not a channel number or range", text), where);
+  }
+  return v;
+}
+
+// Applies "a", "a:b" items separated by commas/whitespace to `keep`.
+void apply_list(const std::string& text, std::vector<std::uint8_t>& keep, const std::string& where) {
+  std::string cleaned = text;
+  std::replace(cleaned.begin(), cleaned.end(), ',', ' ');
+  std::istringstream words(cleaned);
+  std::string w;
+  const auto n = static_cast<long>(keep.size());
+  while (words >> w) {
+    const auto colon = w.find(':');
+    const long lo = parse_channel(std::string_view(w).substr(0, colon), where);
+    const long hi = colon == std::string::npos ? lo : parse_channel(std::string_view(w).substr(colon + 1), where);
+    if (lo < 0 || hi >= n || hi < lo) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("channel range '{}' is outside 0..{} (or reversed)", w, n - 1), where);
+    }
+    for (long c = lo; c <= hi; ++c) keep[static_cast<std::size_t>(c)] = 0;
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorCode::io, "cannot open the channel list", path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string strip_comments(const std::string& text) {
+  std::string out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+// A SIGPROC killfile: nchans lines, each a single 0 or 1.
+bool is_killfile(const std::string& text, int nchans) {
+  std::istringstream lines(text);
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    line.erase(std::remove_if(line.begin(), line.end(), [](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }),
+               line.end());
+    if (line.empty()) continue;
+    if (line != "0" && line != "1") return false;
+    ++count;
+  }
+  return count == nchans;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> parse_kill_channels(const std::string& spec, int nchans) {
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(nchans), 1);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(spec, ec)) {
+    apply_list(spec, keep, "");
+    return keep;
+  }
+  const std::string text = read_text(spec);
+  if (is_killfile(text, nchans)) {
+    std::istringstream words(text);
+    std::string w;
+    std::size_t c = 0;
+    while (words >> w) keep[c++] = w == "1" ? 1 : 0;
+    return keep;
+  }
+  apply_list(strip_comments(text), keep, spec);
+  return keep;
+}
+
+std::vector<std::uint8_t> read_sigproc_ignore_file(const std::string& path, int nchans) {
+  const std::string text = read_text(path);
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(nchans), 1);
+  std::istringstream words(text);
+  std::string w;
+  while (words >> w) {
+    const long c = parse_channel(w, path);
+    if (c < 1 || c > nchans) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("channel {} is outside 1..{} (SIGPROC counts channels from 1)", c, nchans), path);
+    }
+    keep[static_cast<std::size_t>(c - 1)] = 0;
+  }
+  return keep;
+}
+
+std::string describe_killed(const std::vector<std::uint8_t>& keep) {
+  std::string s;
+  for (std::size_t c = 0; c < keep.size();) {
+    if (keep[c] != 0) {
+      ++c;
+      continue;
+    }
+    std::size_t e = c;
+    while (e + 1 < keep.size() && keep[e + 1] == 0) ++e;
+    if (!s.empty()) s += ',';
+    s += e == c ? fmt::format("{}", c) : fmt::format("{}:{}", c, e);
+    c = e + 1;
+  }
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace fastpsr

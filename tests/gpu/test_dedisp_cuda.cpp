@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+// The CUDA dedisperser against the double-precision reference: bit-exact for integer input
+// (1, 2, 4, 8 unsigned and signed, 16 bits), <= 1e-6 relative to the sum of |terms| for float
+// input; many shapes, every compiled kernel variant, streaming with any gulp and pipeline depth,
+// the memory-shrink path and bad configurations. Fresh random data each run (seed shown).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+#include "fastpsr/cuda/dedisp_cuda.hpp"
+#include "fastpsr/error.hpp"
+#include "support/dedisp_gpu_cases.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+namespace {
+
+using Config = std::map<std::string, std::string>;
+
+/// Dedisperses nin random samples on GPU 0 in pushes of `push` samples and checks the whole
+/// output against the reference.
+void check_case(const DedispPlan& plan, std::size_t nin, std::size_t push, const Config& config, std::uint64_t seed,
+                bool extreme = false) {
+  CAPTURE(seed);
+  CAPTURE(nin);
+  CAPTURE(push);
+  CAPTURE(plan.problem.input.nbits);
+  CAPTURE(plan.problem.input.is_signed);
+  CAPTURE(plan.nchans());
+  CAPTURE(plan.ndms());
+  CAPTURE(plan.downsample());
+  CAPTURE(plan.max_delay);
+  std::string cfg_text;
+  for (const auto& [k, v] : config) cfg_text += k + "=" + v + ",";
+  CAPTURE(cfg_text);
+  std::mt19937_64 rng(seed);
+  const auto packed = test::random_packed(plan, nin, rng, extreme);
+  DedispOptions opt;
+  opt.gulp_samples = push;
+  opt.gpu_config = config;
+  auto d = cuda::make_dedisperser(plan, opt, 0);
+  CAPTURE(d->describe());
+  const std::size_t nout = test::stream_nout(plan, nin);
+  const auto got = test::run_stream(*d, packed, nin, nout, [&] { return push; });
+  CHECK(got.in_order);
+  test::check_against_reference(plan, packed, nin, got.data, got.nout);
+}
+
+void expect_error(const DedispPlan& plan, const Config& config, ErrorCode code, std::size_t gulp = 256) {
+  std::string cfg_text;
+  for (const auto& [k, v] : config) cfg_text += k + "=" + v + ",";
+  CAPTURE(cfg_text);
+  DedispOptions opt;
+  opt.gulp_samples = gulp;
+  opt.gpu_config = config;
+  try {
+    auto d = cuda::make_dedisperser(plan, opt, 0);
+    FAIL("no error for this configuration: " << d->describe());
+  } catch (const Error& e) {
+    CAPTURE(e.what());
+    CHECK(e.code() == code);
+    CHECK(std::string(e.what()).size() > 10);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda dedisp: 8-bit input, shapes, downsampling, masks, forced lane modes") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  struct Shape {
+    int nchans;
+    int ndms;
+    double dm_step;
+  };
+  for (Shape s : {Shape{1, 1, 0.0}, Shape{7, 5, 40.0}, Shape{33, 17, 15.0}, Shape{130, 40, 3.0}, Shape{300, 9, 7.0}}) {
+    for (int D : {1, 2, 3, 4}) {
+      for (bool is_signed : {false, true}) {
+        c.nchans = s.nchans;
+        c.dms = test::dm_range(s.ndms, s.dm_step);
+        c.downsample = D;
+        c.is_signed = is_signed;
+        c.keep.clear();
+        if (s.nchans > 5 && D % 2 == 1) {
+          c.keep.assign(static_cast<std::size_t>(s.nchans), 1);
+          for (int k = 0; k < s.nchans; k += 3) c.keep[static_cast<std::size_t>(k)] = 0;
+        }
+        const DedispPlan plan = test::make_case_plan(c);
+        const std::size_t nin = 3 * static_cast<std::size_t>(plan.max_delay) * D + 997;
+        check_case(plan, nin, 509, {}, seed + static_cast<std::uint64_t>(s.nchans * 10 + D), D == 1);
+        if (D == 1) {
+          check_case(plan, nin, 509, {{"lanes", "2"}}, seed + 1);
+          check_case(plan, nin, 509, {{"mad_hi", "1"}}, seed + 4);
+          check_case(plan, nin, 331, {{"lanes", "1"}}, seed + 2);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda dedisp: 1, 2, 4, 16 and 32-bit input") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.dms = test::dm_range(13, 20.0);
+  for (int nbits : {1, 2, 4}) {
+    for (int nchans : {8 / nbits, 64, 104}) {
+      for (int D : {1, 3}) {
+        c.nbits = nbits;
+        c.nchans = nchans;
+        c.downsample = D;
+        const DedispPlan plan = test::make_case_plan(c);
+        const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) * D + 1201;
+        check_case(plan, nin, 400, {}, seed + static_cast<std::uint64_t>(nbits * 1000 + nchans + D));
+        check_case(plan, nin, 400, {{"lanes", "2"}}, seed + 3);
+      }
+    }
+  }
+  for (int nchans : {5, 64}) {
+    for (int D : {1, 2}) {
+      c.nbits = 16;
+      c.nchans = nchans;
+      c.downsample = D;
+      const DedispPlan plan = test::make_case_plan(c);
+      const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) * D + 777;
+      check_case(plan, nin, 300, {}, seed + 50 + static_cast<std::uint64_t>(nchans + D));
+      if (D == 1) check_case(plan, nin, 300, {{"lanes", "2"}}, seed + 51);
+      c.nbits = 32;
+      const DedispPlan pf = test::make_case_plan(c);
+      check_case(pf, nin, 300, {}, seed + 60 + static_cast<std::uint64_t>(nchans + D));
+      check_case(pf, nin, 300, {{"flush_chans", "1"}}, seed + 61);
+    }
+  }
+}
+
+TEST_CASE("cuda dedisp: DM 0 only, one channel, delays longer than a gulp, sigproc delays") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 16;
+  c.dms = {0.0};
+  check_case(test::make_case_plan(c), 1000, 100, {}, seed);
+  c.nchans = 1;
+  c.dms = {0.0, 5.0, 100.0};
+  check_case(test::make_case_plan(c), 1000, 37, {}, seed + 1);
+  c.nchans = 48;
+  c.dms = test::dm_range(24, 60.0);
+  const DedispPlan longp = test::make_case_plan(c);
+  REQUIRE(longp.max_delay > 200);
+  check_case(longp, 4 * static_cast<std::size_t>(longp.max_delay), 64, {}, seed + 2);
+  check_case(longp, 4 * static_cast<std::size_t>(longp.max_delay), 1, {{"pipeline", "3"}}, seed + 3);
+  c.model = DelayModel::sigproc;
+  c.dms = {3.0, 1.0, 77.0, 0.5};  // unsorted trials
+  const DedispPlan sp = test::make_case_plan(c);
+  check_case(sp, 3 * static_cast<std::size_t>(sp.max_delay) + 50, 129, {}, seed + 4);
+  // Shorter than the longest delay: only the zero-padded part of the output exists.
+  check_case(longp, static_cast<std::size_t>(longp.max_delay) / 2, 64, {}, seed + 5);
+}
+
+TEST_CASE("cuda dedisp: streaming gives the whole-file output for any gulp and pipeline depth") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 61;
+  c.dms = test::dm_range(30, 9.0);
+  for (int D : {1, 3}) {
+    c.downsample = D;
+    const DedispPlan plan = test::make_case_plan(c);
+    const auto md = static_cast<std::size_t>(plan.max_delay);
+    const std::size_t nin = 5 * md * D + 313;
+    for (std::size_t push : {md * D + D, std::size_t{97}, std::size_t{1009}, nin}) {
+      for (int depth : {2, 3, 4}) check_case(plan, nin, push, {{"pipeline", std::to_string(depth)}}, seed + push);
+    }
+    // Irregular pushes, including empty ones and sizes that split downsampling groups.
+    std::mt19937_64 rng(seed);
+    const auto packed = test::random_packed(plan, nin, rng);
+    DedispOptions opt;
+    opt.gulp_samples = 257;
+    auto d = cuda::make_dedisperser(plan, opt, 0);
+    std::uniform_int_distribution<std::size_t> size(0, 257);
+    const auto got = test::run_stream(*d, packed, nin, test::stream_nout(plan, nin), [&] { return size(rng); });
+    CHECK(got.in_order);
+    test::check_against_reference(plan, packed, nin, got.data, got.nout);
+  }
+}
+
+TEST_CASE("cuda dedisp: every compiled kernel variant") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 21;
+  c.dms = test::dm_range(12, 25.0);
+  const DedispPlan p8 = test::make_case_plan(c);
+  c.nbits = 32;
+  const DedispPlan pf = test::make_case_plan(c);
+  const std::size_t nin = 3 * static_cast<std::size_t>(p8.max_delay) + 900;
+  int i = 0;
+  for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
+    for (int t : {1, 2, 4}) {
+      for (int md : {1, 2, 4, 8}) {
+        Config cfg = {{"items_time", std::to_string(t)},
+                      {"items_dm", std::to_string(md)},
+                      {"threads_time", std::to_string(32 * (1 + i % 2))},
+                      {"threads_dm", std::to_string(1 + i % 3)},
+                      {"stages", std::to_string(1 + i % 3)},
+                      {"chans_per_stage", std::to_string(i % 3 == 0 ? 1 : (i % 3 == 1 ? 5 : 16))}};
+        const bool is_float = std::string(lanes) == "float";
+        if (std::string(lanes) == "4mad") {
+          cfg["lanes"] = "4";
+          cfg["mad_hi"] = "1";
+        } else if (!is_float) {
+          cfg["lanes"] = lanes;
+        }
+        check_case(is_float ? pf : p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i));
+        ++i;
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda dedisp: lane flushes at and below capacity with extreme 8-bit data") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 1000;  // four times what a 16-bit lane holds at 255 per channel
+  c.foff_mhz = -0.5;
+  c.dms = test::dm_range(8, 2.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) + 300;
+  for (const char* flush : {"1", "2", "3", "256", "257"}) {
+    check_case(plan, nin, 250, {{"flush_chans", flush}}, seed, true);
+    check_case(plan, nin, 250, {{"flush_chans", flush}, {"lanes", "2"}}, seed + 1, true);
+    check_case(plan, nin, 250, {{"flush_chans", flush}, {"mad_hi", "1"}}, seed + 2, true);
+  }
+  check_case(plan, nin, 250, {}, seed + 2, true);
+}
+
+TEST_CASE("cuda dedisp: gulps shrink to a small memory budget, or fail with a message") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 256;
+  c.dms = test::dm_range(64, 2.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  DedispOptions opt;
+  opt.gulp_samples = 1 << 16;
+  opt.gpu_config = {{"max_device_mb", "6"}};
+  auto d = cuda::make_dedisperser(plan, opt, 0);
+  CAPTURE(d->describe());
+  CHECK(d->gulp_samples() < opt.gulp_samples);
+  CHECK(d->device_bytes() <= std::size_t{6} << 20);
+  const std::size_t nin = 3 * d->gulp_samples() + 101;
+  check_case(plan, nin, d->gulp_samples(), opt.gpu_config, seed);
+  // Automatic gulp (no size given) also works.
+  std::mt19937_64 rng(seed);
+  const auto packed = test::random_packed(plan, 5000, rng);
+  DedispOptions automatic;
+  auto a = cuda::make_dedisperser(plan, automatic, 0);
+  const auto got = test::run_stream(*a, packed, 5000, test::stream_nout(plan, 5000), [] { return std::size_t{1777}; });
+  test::check_against_reference(plan, packed, 5000, got.data, got.nout);
+  // The history alone (2 x 1024 channels x max_delay) is larger than 1 MiB.
+  c.nchans = 1024;
+  c.foff_mhz = -0.25;
+  c.dms = test::dm_range(4, 300.0);
+  const DedispPlan big = test::make_case_plan(c);
+  REQUIRE(big.max_delay > 600);
+  expect_error(big, {{"max_device_mb", "1"}}, ErrorCode::resource);
+}
+
+TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with messages") {
+  test::DedispCase c;
+  c.nchans = 16;
+  c.dms = test::dm_range(4, 10.0);
+  const DedispPlan p8 = test::make_case_plan(c);
+  for (const Config& bad :
+       std::vector<Config>{{{"no_such_key", "1"}},
+                           {{"threads_time", "abc"}},
+                           {{"threads_time", "33"}},
+                           {{"threads_time", "2048"}},
+                           {{"threads_time", "1024"}, {"threads_dm", "2"}},
+                           {{"items_dm", "3"}},
+                           {{"items_time", "8"}},
+                           {{"stages", "0"}},
+                           {{"pipeline", "9"}},
+                           {{"lanes", "3"}},
+                           {{"flush_chans", "258"}},
+                           {{"chans_per_stage", "-1"}},
+                           {{"chans_per_stage", "256"}, {"stages", "3"}, {"threads_time", "1024"}}}) {
+    expect_error(p8, bad, ErrorCode::invalid_argument);
+  }
+  c.nbits = 16;
+  const DedispPlan p16 = test::make_case_plan(c);
+  expect_error(p16, {{"lanes", "4"}}, ErrorCode::invalid_argument);
+  expect_error(p16, {{"mad_hi", "1"}}, ErrorCode::invalid_argument);
+  expect_error(p8, {{"mad_hi", "2"}}, ErrorCode::invalid_argument);
+  expect_error(p16, {{"lanes", "1"}, {"flush_chans", "5"}}, ErrorCode::invalid_argument);
+  c.nbits = 32;
+  expect_error(test::make_case_plan(c), {{"lanes", "2"}}, ErrorCode::invalid_argument);
+  // 16-bit sums of 1024 channels downsampled by 128 can pass 2^32.
+  c.nbits = 16;
+  c.nchans = 1024;
+  c.foff_mhz = -0.25;
+  c.downsample = 128;
+  expect_error(test::make_case_plan(c), {}, ErrorCode::unsupported);
+  DedispPlan odd = p8;
+  odd.problem.input.nbits = 3;
+  expect_error(odd, {}, ErrorCode::unsupported);
+  DedispPlan signed16 = p16;
+  signed16.problem.input.is_signed = true;
+  expect_error(signed16, {}, ErrorCode::unsupported);
+  // push after flush, and a push larger than gulp_samples().
+  DedispOptions opt;
+  opt.gulp_samples = 128;
+  auto d = cuda::make_dedisperser(p8, opt, 0);
+  std::vector<std::uint8_t> data(200 * 16, 1);
+  CHECK_THROWS_AS(d->push(data.data(), 200), Error);
+  while (!d->flush().empty()) {
+  }
+  CHECK_THROWS_AS(d->push(data.data(), 1), Error);
+}
+
+TEST_CASE("cuda dedisp: describe() names the configuration and the sizes") {
+  test::DedispCase c;
+  c.nchans = 64;
+  c.dms = test::dm_range(40, 5.0);
+  DedispOptions opt;
+  opt.gulp_samples = 4096;
+  opt.gpu_config = {{"threads_time", "32"}, {"items_time", "4"}};
+  auto d = cuda::make_dedisperser(test::make_case_plan(c), opt, 0);
+  const std::string text = d->describe();
+  MESSAGE(text);
+  CHECK(text.find("threads_time=32") != std::string::npos);
+  CHECK(text.find("items_time=4") != std::string::npos);
+  CHECK(text.find("lanes=4") != std::string::npos);
+  CHECK(d->device_bytes() > 0);
+  CHECK(d->host_bytes() > 0);
+  CHECK(d->gulp_samples() == 4096);
+}

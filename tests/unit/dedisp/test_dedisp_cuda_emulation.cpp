@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+// Host emulation of the CUDA dedisperser (runs without a GPU, in CI): the gulp bookkeeping, the
+// prep step's lane interleaving, the kernel's block records, staging windows, thread tiles and
+// lane arithmetic, with the very functions the kernels use (cuda/dedisp/dedisp_tiling.hpp),
+// compared bit for bit with the double-precision reference. Staged rows carry random poison past
+// their copied window, so a read outside it changes the sums.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "dedisp/dedisp_tiling.hpp"
+#include "fastpsr/bitpack.hpp"
+#include "support/dedisp_gpu_cases.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+namespace tl = fastpsr::cuda::tiling;
+
+namespace {
+
+struct EmuShape {
+  int lanes = 4;
+  bool is_float = false;
+  int threads_time = 32;
+  int threads_dm = 2;
+  int items_time = 2;
+  int items_dm = 2;
+  int chans_per_stage = 3;
+  int flush = 0;  // 0 = capacity
+};
+
+// x_D of the new input samples [0, n) of kept channel `chan`, as the prep kernel computes them.
+std::uint32_t prepared(const DedispPlan& plan, const std::vector<float>& x, std::size_t row0, int chan) {
+  const auto& in = plan.problem.input;
+  if (in.nbits == 32) {
+    float s = 0.0F;
+    for (int d = 0; d < plan.downsample(); ++d) s += x[(row0 + static_cast<std::size_t>(d)) * in.nchans + chan];
+    std::uint32_t bits;
+    std::memcpy(&bits, &s, 4);
+    return bits;
+  }
+  std::uint32_t s = 0;
+  for (int d = 0; d < plan.downsample(); ++d) {
+    const float v = x[(row0 + static_cast<std::size_t>(d)) * in.nchans + chan];
+    s += static_cast<std::uint32_t>(static_cast<int>(v) + (in.is_signed ? 128 : 0));
+  }
+  return s;
+}
+
+template <class P, int T, int MD>
+struct Emulator {
+  const DedispPlan& plan;
+  EmuShape sh;
+  std::vector<int> kept;
+  tl::BlockRecords rec;
+  int row_pitch = 0;
+  int flush = 0;
+  std::int64_t signed_offset = 0;
+  std::vector<std::vector<std::uint32_t>> hist;  // per kept channel, the prepared history
+  std::mt19937_64 poison{12345};
+
+  Emulator(const DedispPlan& p, EmuShape s) : plan(p), sh(s) {
+    for (int c = 0; c < plan.nchans(); ++c) {
+      if (plan.channel_kept(c)) kept.push_back(c);
+    }
+    rec = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, sh.threads_dm * MD);
+    row_pitch = tl::row_pitch_words(sh.threads_time * T, rec.max_span);
+    const auto& in = plan.problem.input;
+    if (in.nbits == 32) {
+      flush = sh.flush ? sh.flush : 16;
+    } else {
+      const int cap = tl::lane_flush_capacity(tl::max_prepared_value(in.nbits, plan.downsample()));
+      flush = P::kLanes == 1 ? 65535 : (sh.flush ? std::min(sh.flush, cap) : cap);
+      if (in.is_signed) signed_offset = 128LL * plan.downsample() * static_cast<std::int64_t>(kept.size());
+    }
+    hist.assign(kept.size(), {});
+  }
+
+  // One gulp: returns n_out outputs (ndms rows of n_out), like prep + dedisp kernels.
+  std::vector<float> gulp(const std::vector<float>& x, std::size_t n_new, std::size_t n_zero, std::size_t& n_out) {
+    const std::int64_t max_delay = plan.max_delay;
+    const std::int64_t hist_len = static_cast<std::int64_t>(hist[0].size());
+    const std::int64_t avail = hist_len + static_cast<std::int64_t>(n_new + n_zero);
+    const std::int64_t nout = avail > max_delay ? avail - max_delay : 0;
+    const std::int64_t new_hist = std::min(avail, max_delay);
+    const int tile = sh.threads_time * T;
+    const std::int64_t q = nout > 0 ? tl::lane_segment(nout, P::kLanes) : 0;
+    const std::int64_t row_words = q > 0 ? tl::g_row_words(q, tile, plan.max_delay) : 0;
+    const std::int64_t cover = tl::prep_cover(q, row_words, P::kLanes, avail);
+    const std::size_t nk = kept.size();
+    // Prep: G lanes and the next history; every lane of every G word must be written.
+    std::vector<std::uint32_t> g(nk * static_cast<std::size_t>(row_words) * P::kLanes, 0);
+    std::vector<std::uint8_t> written(g.size(), 0);
+    std::vector<std::vector<std::uint32_t>> next_hist(nk);
+    for (std::size_t k = 0; k < nk; ++k) {
+      for (std::int64_t s = 0; s < cover; ++s) {
+        // Appended zeros (flush) are prepared zeros: +128 per sample for signed input.
+        std::uint32_t v = plan.problem.input.is_signed ? static_cast<std::uint32_t>(128 * plan.downsample()) : 0U;
+        if (s < hist_len) {
+          v = hist[k][static_cast<std::size_t>(s)];
+        } else if (s < hist_len + static_cast<std::int64_t>(n_new)) {
+          v = prepared(plan, x, static_cast<std::size_t>(s - hist_len) * plan.downsample(), kept[k]);
+        }
+        for (int lane = 0; lane < P::kLanes; ++lane) {
+          const std::int64_t u = s - lane * q;
+          if (u >= 0 && u < row_words) {
+            const std::size_t at =
+                (k * static_cast<std::size_t>(row_words) + static_cast<std::size_t>(u)) * P::kLanes + lane;
+            g[at] = v;
+            written[at] = 1;
+          }
+        }
+        if (s >= avail - new_hist && s < avail) next_hist[k].push_back(v);
+      }
+      REQUIRE(static_cast<std::int64_t>(next_hist[k].size()) == new_hist);
+    }
+    REQUIRE(std::all_of(written.begin(), written.end(), [](auto w) { return w == 1; }));
+    hist = std::move(next_hist);
+    n_out = static_cast<std::size_t>(nout);
+    std::vector<float> out(plan.ndms() * n_out, std::numeric_limits<float>::quiet_NaN());
+    std::vector<int> writes(out.size(), 0);
+    if (nout == 0) return out;
+    // Pack G words as the device sees them (lane i in bits [i * 32 / L, ...)).
+    std::vector<std::uint32_t> gw(nk * static_cast<std::size_t>(row_words));
+    for (std::size_t w = 0; w < gw.size(); ++w) {
+      std::uint32_t word = 0;
+      for (int lane = 0; lane < P::kLanes; ++lane) word |= g[w * P::kLanes + lane] << (lane * (32 / P::kLanes));
+      gw[w] = word;
+    }
+    const int cs = sh.chans_per_stage;
+    const int nchunks = static_cast<int>((nk + static_cast<std::size_t>(cs) - 1) / cs);
+    const std::int64_t tiles = (q + tile - 1) / tile;
+    const int nthreads = sh.threads_time * sh.threads_dm;
+    std::vector<std::uint32_t> sdata(static_cast<std::size_t>(cs * row_pitch));
+    std::vector<std::int32_t> srec(static_cast<std::size_t>(cs * rec.record));
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      for (int b = 0; b < rec.blocks; ++b) {
+        const std::int64_t u0 = t * tile;
+        std::vector<tl::ThreadTile<P, T, MD>> acc(static_cast<std::size_t>(nthreads));
+        for (auto& a : acc) a.aux = 1U << 24;  // as the kernel sets it from DedispKernelParams
+        for (int chunk = 0; chunk < nchunks; ++chunk) {
+          const int first = chunk * cs;
+          const int nrows = std::min(cs, static_cast<int>(nk) - first);
+          for (auto& w : sdata) w = static_cast<std::uint32_t>(poison());
+          for (int r = 0; r < nrows; ++r) {
+            const std::int32_t* rc =
+                rec.ints.data() + (static_cast<std::size_t>(b) * nk + static_cast<std::size_t>(first + r)) * rec.record;
+            const tl::RowWindow win = tl::row_window(u0, rc[0], rc[1], tile);
+            REQUIRE(win.start % 4 == 0);
+            REQUIRE(win.words % 4 == 0);
+            REQUIRE(win.start >= 0);
+            REQUIRE(win.start + win.words <= row_words);
+            REQUIRE(win.words <= row_pitch);
+            std::memcpy(&sdata[static_cast<std::size_t>(r * row_pitch)],
+                        &gw[static_cast<std::size_t>(first + r) * static_cast<std::size_t>(row_words) +
+                            static_cast<std::size_t>(win.start)],
+                        static_cast<std::size_t>(win.words) * 4);
+            std::memcpy(&srec[static_cast<std::size_t>(r * rec.record)], rc, static_cast<std::size_t>(rec.record) * 4);
+            // Every word a thread reads lies in the copied window.
+            for (int j = 0; j < rec.record - tl::kRecordHeader; ++j) {
+              REQUIRE(rc[tl::kRecordHeader + j] % 4 == 0);
+              REQUIRE(rc[tl::kRecordHeader + j] / 4 + tile - 1 < win.words);
+            }
+          }
+          for (int ty = 0; ty < sh.threads_dm; ++ty) {
+            for (int tx = 0; tx < sh.threads_time; ++tx) {
+              acc[static_cast<std::size_t>(ty * sh.threads_time + tx)].add_rows(
+                  sdata.data(), row_pitch, srec.data() + tl::kRecordHeader, rec.record, ty * MD, nrows,
+                  tl::tile_word(tx, 0, T), flush);
+            }
+          }
+        }
+        for (int ty = 0; ty < sh.threads_dm; ++ty) {
+          for (int tx = 0; tx < sh.threads_time; ++tx) {
+            auto& a = acc[static_cast<std::size_t>(ty * sh.threads_time + tx)];
+            if (P::kFlushes) a.flush_all();
+            for (int j = 0; j < MD; ++j) {
+              const int m = b * sh.threads_dm * MD + ty * MD + j;
+              if (m >= static_cast<int>(plan.ndms())) continue;
+              for (int k = 0; k < T; ++k) {
+                const std::int64_t u = u0 + tl::tile_word(tx, k, T);
+                if (u >= q) continue;
+                for (int lane = 0; lane < P::kLanes; ++lane) {
+                  const std::int64_t tt = lane * q + u;
+                  if (tt >= nout) continue;
+                  const std::size_t at = static_cast<std::size_t>(m) * n_out + static_cast<std::size_t>(tt);
+                  if constexpr (P::kIsFloat) {
+                    out[at] = static_cast<float>(a.total[j][k].v);
+                  } else {
+                    out[at] = tl::integer_output(P::lane_sum(a.total[j][k], a.part[j][k], lane), signed_offset);
+                  }
+                  ++writes[at];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    REQUIRE(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
+    return out;
+  }
+};
+
+// Streams nin samples in gulps of `gulp_in` input samples (then zeros, as flush() does) through
+// the emulator and compares the whole output with the reference.
+template <class P, int T, int MD>
+void emulate_and_check(const DedispPlan& plan, EmuShape sh, std::size_t nin, std::size_t gulp_in, std::uint64_t seed) {
+  CAPTURE(seed);
+  CAPTURE(sh.lanes);
+  CAPTURE(T);
+  CAPTURE(MD);
+  CAPTURE(sh.threads_time);
+  CAPTURE(sh.threads_dm);
+  CAPTURE(sh.chans_per_stage);
+  CAPTURE(sh.flush);
+  CAPTURE(plan.problem.input.nbits);
+  CAPTURE(plan.downsample());
+  CAPTURE(gulp_in);
+  std::mt19937_64 rng(seed);
+  const auto packed = test::random_packed(plan, nin, rng, seed % 2 == 0);
+  std::vector<float> x(nin * static_cast<std::size_t>(plan.nchans()));
+  unpack_to_float(packed.data(), x.data(), x.size(), plan.problem.input.nbits, plan.problem.input.is_signed);
+  Emulator<P, T, MD> emu(plan, sh);
+  const std::size_t D = static_cast<std::size_t>(plan.downsample());
+  const std::size_t gulp_ds = std::max<std::size_t>(1, gulp_in / D);
+  const std::size_t nout_total = test::stream_nout(plan, nin);
+  std::vector<float> all(plan.ndms() * nout_total, std::numeric_limits<float>::quiet_NaN());
+  std::size_t produced = 0;
+  auto append = [&](const std::vector<float>& o, std::size_t n) {
+    REQUIRE(produced + n <= nout_total);
+    for (std::size_t i = 0; i < plan.ndms(); ++i) {
+      for (std::size_t t = 0; t < n; ++t) all[i * nout_total + produced + t] = o[i * n + t];
+    }
+    produced += n;
+  };
+  const std::size_t nds = nin / D;
+  for (std::size_t s = 0; s < nds; s += gulp_ds) {
+    const std::size_t n = std::min(gulp_ds, nds - s);
+    std::vector<float> xg(x.begin() + static_cast<std::ptrdiff_t>(s * D * plan.nchans()),
+                          x.begin() + static_cast<std::ptrdiff_t>((s + n) * D * plan.nchans()));
+    std::size_t n_out = 0;
+    const auto o = emu.gulp(xg, n, 0, n_out);
+    append(o, n_out);
+  }
+  // flush(): zeros until the output reaches nds - min_dm_max_delay.
+  std::int64_t zeros = static_cast<std::int64_t>(nout_total) > static_cast<std::int64_t>(produced)
+                           ? plan.max_delay - plan.min_dm_max_delay
+                           : 0;
+  while (zeros > 0) {
+    const auto z = std::min<std::int64_t>(zeros, static_cast<std::int64_t>(gulp_ds));
+    zeros -= z;
+    std::size_t n_out = 0;
+    const auto o = emu.gulp({}, 0, static_cast<std::size_t>(z), n_out);
+    append(o, n_out);
+  }
+  REQUIRE(produced == nout_total);
+  test::check_against_reference(plan, packed, nin, all, nout_total);
+}
+
+template <class P>
+void every_tile(const DedispPlan& plan, EmuShape sh, std::size_t nin, std::size_t gulp, std::uint64_t seed) {
+  emulate_and_check<P, 1, 1>(plan, sh, nin, gulp, seed);
+  emulate_and_check<P, 1, 8>(plan, sh, nin, gulp, seed + 1);
+  emulate_and_check<P, 2, 2>(plan, sh, nin, gulp, seed + 2);
+  emulate_and_check<P, 2, 4>(plan, sh, nin, gulp, seed + 3);
+  emulate_and_check<P, 4, 1>(plan, sh, nin, gulp, seed + 4);
+  emulate_and_check<P, 4, 8>(plan, sh, nin, gulp, seed + 5);
+}
+
+}  // namespace
+
+TEST_CASE("cuda dedisp emulation: lane arithmetic recovers four 8-bit sums from two words") {
+  std::mt19937_64 rng(test::fresh_seed());
+  for (int trial = 0; trial < 200; ++trial) {
+    tl::Lanes4::Partial p;
+    tl::Lanes4::Total t;
+    std::uint64_t want[4] = {0, 0, 0, 0};
+    const int n = static_cast<int>(rng() % 258);  // up to the 8-bit capacity, 257
+    for (int i = 0; i < n; ++i) {
+      const auto w = static_cast<std::uint32_t>(rng());
+      for (int b = 0; b < 4; ++b) want[b] += (w >> (8 * b)) & 0xFFU;
+      tl::Lanes4::add(p, w);
+    }
+    tl::Lanes4::flush(t, p);
+    for (int b = 0; b < 4; ++b) CHECK(t.v[b] == want[b]);
+  }
+  // The IMAD.HI form of the odd bytes is the same number.
+  for (int trial = 0; trial < 1000; ++trial) {
+    const auto w = static_cast<std::uint32_t>(rng());
+    const auto acc = static_cast<std::uint32_t>(rng() & 0x7FFF7FFFU);
+    CHECK(tl::Lanes4Mad::mad_hi(w & 0xFF00FF00U, 1U << 24, acc) == acc + tl::Lanes4::odd_bytes(w));
+  }
+  CHECK(tl::lane_flush_capacity(255) == 257);
+  CHECK(tl::lane_flush_capacity(255 * 2) == 128);
+  CHECK(tl::max_prepared_value(8, 3) == 765);
+  CHECK(tl::max_prepared_value(1, 1) == 1);
+}
+
+TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
+  // Every (thread, item) of a block maps to a distinct word of the tile.
+  for (int threads : {32, 64, 96}) {
+    for (int items : {1, 2, 4}) {
+      std::vector<int> hit(static_cast<std::size_t>(threads * items), 0);
+      for (int tx = 0; tx < threads; ++tx) {
+        for (int k = 0; k < items; ++k) ++hit[static_cast<std::size_t>(tl::tile_word(tx, k, items))];
+      }
+      CHECK(std::all_of(hit.begin(), hit.end(), [](int h) { return h == 1; }));
+    }
+  }
+  const auto w = tl::row_window(64, 13, 5, 64);
+  CHECK(w.start == 76);
+  CHECK(w.words == 72);  // shift 1 + 64 + 5 = 70 -> 72
+  CHECK(w.words <= tl::row_pitch_words(64, 5));
+  test::DedispCase c;
+  c.nchans = 7;
+  c.dms = test::dm_range(5, 40.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  std::vector<int> kept(7);
+  for (int i = 0; i < 7; ++i) kept[static_cast<std::size_t>(i)] = i;
+  const auto r = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, 2);
+  CHECK(r.blocks == 3);
+  for (std::size_t m = 0; m < plan.ndms(); ++m) {
+    for (int k = 0; k < 7; ++k) {
+      const auto* rc = r.ints.data() + ((m / 2) * 7 + static_cast<std::size_t>(k)) * static_cast<std::size_t>(r.record);
+      const int d = rc[0] - (rc[0] & 3) + rc[tl::kRecordHeader + m % 2] / 4;
+      CHECK(d == plan.delays[m * 7 + static_cast<std::size_t>(k)]);
+      CHECK(rc[tl::kRecordHeader + m % 2] / 4 - (rc[0] & 3) <= rc[1]);
+    }
+  }
+}
+
+TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streaming") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 37;
+  c.dms = test::dm_range(11, 25.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  CAPTURE(plan.max_delay);
+  every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0}, 700, 97, seed);
+  every_tile<tl::Lanes4>(plan, EmuShape{4, false, 64, 1, 0, 0, 5, 0}, 700, static_cast<std::size_t>(plan.max_delay) + 1,
+                         seed + 10);
+  every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 3, 0, 0, 2, 0}, 700, 700, seed + 20);
+  every_tile<tl::Lanes4Mad>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0}, 700, 97, seed + 30);
+}
+
+TEST_CASE("cuda dedisp emulation: lane flushes, signed input, masks, 1 channel, DM 0") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 300;  // more than a 16-bit lane holds at 255 per channel
+  c.dms = test::dm_range(3, 3.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  for (int flush : {1, 2, 3, 0}) {
+    emulate_and_check<tl::Lanes4, 2, 2>(plan, EmuShape{4, false, 32, 1, 2, 2, 16, flush}, 200, 64, seed + 2 * flush);
+    emulate_and_check<tl::Lanes4Mad, 4, 2>(plan, EmuShape{4, false, 32, 1, 4, 2, 16, flush}, 200, 64, seed + 3);
+    emulate_and_check<tl::Lanes2, 2, 2>(plan, EmuShape{2, false, 32, 1, 2, 2, 7, flush}, 200, 64, seed + 1);
+  }
+  c.is_signed = true;
+  c.nchans = 33;
+  c.keep.assign(33, 1);
+  c.keep[0] = c.keep[5] = c.keep[32] = 0;
+  c.dms = test::dm_range(6, 50.0);
+  const DedispPlan signed_plan = test::make_case_plan(c);
+  every_tile<tl::Lanes4>(signed_plan, EmuShape{4, false, 32, 2, 0, 0, 4, 0}, 600, 131, seed + 30);
+  every_tile<tl::Lanes1>(signed_plan, EmuShape{1, false, 32, 2, 0, 0, 4, 0}, 600, 131, seed + 40);
+  test::DedispCase one;
+  one.nchans = 1;
+  one.dms = {0.0};
+  const DedispPlan one_plan = test::make_case_plan(one);
+  every_tile<tl::Lanes4>(one_plan, EmuShape{4, false, 32, 1, 0, 0, 1, 0}, 150, 17, seed + 50);
+}
+
+TEST_CASE("cuda dedisp emulation: 1/2/4/16-bit input, downsampling, float input") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.dms = test::dm_range(9, 30.0);
+  for (int nbits : {1, 2, 4}) {
+    c.nbits = nbits;
+    c.nchans = 24;
+    for (int D : {1, 3}) {
+      c.downsample = D;
+      const DedispPlan plan = test::make_case_plan(c);
+      every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 2, 0, 0, 5, 0}, 500, 61, seed + 100 * nbits + D);
+      emulate_and_check<tl::Lanes2, 2, 4>(plan, EmuShape{2, false, 32, 2, 2, 4, 5, 0}, 500, 61, seed + 7);
+    }
+  }
+  c.nbits = 8;
+  c.nchans = 19;
+  for (int D : {2, 4}) {
+    c.downsample = D;
+    const DedispPlan plan = test::make_case_plan(c);
+    every_tile<tl::Lanes2>(plan, EmuShape{2, false, 32, 2, 0, 0, 4, 0}, 800, 101, seed + 200 + D);
+  }
+  c.nbits = 16;
+  c.downsample = 2;
+  const DedispPlan p16 = test::make_case_plan(c);
+  every_tile<tl::Lanes1>(p16, EmuShape{1, false, 32, 2, 0, 0, 3, 0}, 500, 89, seed + 300);
+  c.nbits = 32;
+  c.downsample = 1;
+  const DedispPlan p32 = test::make_case_plan(c);
+  every_tile<tl::LanesFloat>(p32, EmuShape{1, true, 32, 2, 0, 0, 3, 0}, 500, 89, seed + 400);
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// DM trial lists and the automatic plan (DDplan.py's algorithm).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fastpsr/dm_plan.hpp"
+#include "fastpsr/error.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+TEST_CASE("dm ranges: lo:hi:step includes hi, values are lo + i*step") {
+  const auto dms = parse_dm_range("0:1000:0.5");
+  REQUIRE(dms.size() == 2001);
+  CHECK(dms.front() == 0.0);
+  CHECK(dms.back() == 1000.0);
+  CHECK(dms[3] == 1.5);
+  const auto odd = parse_dm_range("58:67.3:0.3");  // 67.3 is 58 + 31 * 0.3 up to rounding
+  CHECK(odd.size() == 32);
+  CHECK(odd[31] == 58.0 + 31 * 0.3);
+  CHECK(parse_dm_range("56.7") == std::vector<double>{56.7});
+  CHECK(parse_dm_range("3:3:1") == std::vector<double>{3.0});
+}
+
+TEST_CASE("dm ranges: empty, negative-step and malformed ranges are refused") {
+  for (const char* bad : {"10:0:1", "0:10:-1", "0:10:0", "a:b:c", "-5", "0:10", "0:10:1:2", "", "-1:5:1", "1:inf:1"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_dm_range(bad), Error);
+  }
+}
+
+TEST_CASE("dm lists: numbers from a file, comments and commas allowed, bad values named") {
+  test::TempDir tmp;
+  const auto path = (tmp / "dms.txt").string();
+  {
+    std::ofstream f(path);
+    f << "# trial DMs\n0 1.5, 3\n\n474.0 # the FRB\n";
+  }
+  CHECK(read_dm_list(path) == std::vector<double>{0.0, 1.5, 3.0, 474.0});
+  {
+    std::ofstream f(path);
+    f << "1 2 x\n";
+  }
+  try {
+    read_dm_list(path);
+    FAIL("no error for a bad DM");
+  } catch (const Error& e) {
+    CHECK(e.path() == path);
+  }
+  CHECK_THROWS_AS(read_dm_list((tmp / "missing.txt").string()), Error);
+}
+
+namespace {
+
+// The value after ':' on the line of iso_psr.fil.header.txt that starts with `label`.
+double header_value(const std::string& text, const std::string& label) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(label, 0) == 0) return std::stod(line.substr(line.find(':') + 1));
+  }
+  FAIL("no '" << label << "' line");
+  return 0;
+}
+
+std::string file_text(const std::filesystem::path& p) {
+  const auto bytes = test::read_file(p);
+  return {bytes.begin(), bytes.end()};
+}
+
+}  // namespace
+
+TEST_CASE("dm plan: the iso observation gives DDplan.py's ranges, steps, downsampling and table" *
+          doctest::skip(!test::have_shared_data())) {
+  const auto dir = *test::shared_data_dir() / "peer-outputs" / "iso";
+  const std::string hdr = file_text(dir / "iso_psr.fil.header.txt");
+  SigprocHeader h;
+  h.fch1 = header_value(hdr, "Frequency of channel 1");
+  h.foff = header_value(hdr, "Channel bandwidth");
+  h.nchans = static_cast<int>(header_value(hdr, "Number of channels"));
+  h.tsamp = header_value(hdr, "Sample time (us)") * 1e-6;
+  const DmPlanObservation obs = DmPlanObservation::from_header(h);
+
+  // As run for the peer file: DDplan.py -l 0 -d 200 -s 32 (its fudge factor is 1.2).
+  DdplanOptions o;
+  o.lo_dm = 0;
+  o.hi_dm = 200;
+  o.nsub = 32;
+  o.tolerance = 1.2;
+  const DmPlan plan = make_ddplan(obs, o);
+  REQUIRE(plan.steps.size() == 2);
+  CHECK(plan.steps[0].lo_dm == 0.0);
+  CHECK(plan.steps[0].dm_step == 0.3);
+  CHECK(plan.steps[0].downsample == 1);
+  CHECK(plan.steps[0].ndms == 552);
+  CHECK(plan.steps[0].dms_per_call == 24);
+  CHECK(plan.steps[0].calls == 23);
+  CHECK(plan.steps[1].lo_dm == doctest::Approx(165.6));
+  CHECK(plan.steps[1].dm_step == 0.5);
+  CHECK(plan.steps[1].downsample == 2);
+  CHECK(plan.steps[1].ndms == 72);
+  CHECK(plan.steps[1].hi_dm == doctest::Approx(201.6));
+
+  // The printed text equals DDplan.py's stdout, line for line.
+  const std::string ours = format_ddplan(plan, obs, o, "iso_psr.fil");
+  CHECK(ours == file_text(dir / "DDplan_iso.txt"));
+
+  // The default tolerance (1.25) gives the same plan for this observation.
+  o.tolerance = 1.25;
+  const DmPlan p125 = make_ddplan(obs, o);
+  REQUIRE(p125.steps.size() == 2);
+  CHECK(p125.steps[0].ndms == 552);
+  CHECK(p125.steps[1].downsample == 2);
+}
+
+TEST_CASE("dm plan: ranges are contiguous, coarsen with DM and cover the requested span") {
+  DmPlanObservation obs;
+  obs.tsamp_s = 76.56e-6;
+  obs.nchans = 4096;
+  obs.bw_mhz = 856.0;
+  obs.fctr_mhz = 1284.0;
+  DdplanOptions o;
+  o.hi_dm = 2000;
+  const DmPlan plan = make_ddplan(obs, o);
+  REQUIRE(plan.steps.size() >= 3);
+  CHECK(plan.steps.front().lo_dm == 0.0);
+  CHECK(plan.steps.back().hi_dm >= 2000.0);
+  for (std::size_t i = 1; i < plan.steps.size(); ++i) {
+    CHECK(plan.steps[i].lo_dm == plan.steps[i - 1].hi_dm);
+    CHECK(plan.steps[i].dm_step >= plan.steps[i - 1].dm_step);
+    CHECK(plan.steps[i].downsample > plan.steps[i - 1].downsample);
+  }
+  // The step keeps the smearing across the band near the sample time of the range (DDplan's rule).
+  for (const auto& s : plan.steps) {
+    const double bw_smear_ms = dm_smear_ms(0.5 * s.dm_step, obs.bw_mhz, obs.fctr_mhz);
+    CHECK(bw_smear_ms < o.tolerance * 1000.0 * obs.tsamp_s * s.downsample);
+  }
+  CHECK_THROWS_AS(make_ddplan(obs, DdplanOptions{.lo_dm = 100, .hi_dm = 50}), Error);
+}
