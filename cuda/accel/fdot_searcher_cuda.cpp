@@ -10,7 +10,8 @@
 #include <map>
 
 #include "accel/accel_kernels.hpp"
-#include "accel/device_resources.hpp"
+#include "accel/cufft_plan.hpp"
+#include "common/cuda_memory.hpp"
 #include "fastpsr/accel_layout.hpp"
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
@@ -467,10 +468,10 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
 
 void CudaSearcher::finish(const Group& g, std::span<AccelHitSink* const> sinks) {
   t_done_.synchronize();
-  timings_.upload_ms += uploaded_[g.slot].elapsed_ms_since(upload_start_[g.slot]);
-  timings_.segments_ms += t_segments_.elapsed_ms_since(t_start_);
-  timings_.correlate_ms += t_plane_.elapsed_ms_since(t_segments_);
-  timings_.harmonics_ms += t_done_.elapsed_ms_since(t_plane_);
+  timings_.upload_ms += static_cast<double>(uploaded_[g.slot].elapsed_ms_since(upload_start_[g.slot]));
+  timings_.segments_ms += static_cast<double>(t_segments_.elapsed_ms_since(t_start_));
+  timings_.correlate_ms += static_cast<double>(t_plane_.elapsed_ms_since(t_segments_));
+  timings_.harmonics_ms += static_cast<double>(t_done_.elapsed_ms_since(t_plane_));
   const auto t0 = Clock::now();
   std::vector<unsigned long long> counts(counts_host_.get(), counts_host_.get() + g.count);
   for (int b = 0; b < g.count; ++b) {

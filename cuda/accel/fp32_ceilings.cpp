@@ -2,8 +2,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "accel/device_resources.hpp"
+#include "accel/cufft_plan.hpp"
 #include "accel/fp32_ceiling_kernel.hpp"
+#include "common/cuda_memory.hpp"
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
 
@@ -26,7 +27,7 @@ Fp32Ceilings measure_fp32_ceilings(int device) {
       enqueue();
       stop.record(stream.get());
       stop.synchronize();
-      ms.push_back(stop.elapsed_ms_since(start));
+      ms.push_back(static_cast<double>(stop.elapsed_ms_since(start)));
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];

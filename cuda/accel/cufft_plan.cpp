@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "accel/device_resources.hpp"
+#include "accel/cufft_plan.hpp"
 
 namespace fastpsr::cuda::accel {
 
