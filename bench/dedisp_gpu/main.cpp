@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
   app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband")
-      ->check(CLI::IsMember({"none", "quick", "full"}));
+      ->check(CLI::IsMember({"none", "quick", "full", "subband"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
   app.add_option("--device", device, "GPU ordinal");

@@ -229,18 +229,30 @@ TEST_CASE("cuda dedisp: the subband kernel, every compiled variant, shapes, stre
   for (int G : {4, 8, 16}) {
     for (int t : {2, 4}) {
       for (int md : {4, 8}) {
-        const Config cfg = {{"subband", std::to_string(G)},
-                            {"items_time", std::to_string(t)},
-                            {"items_dm", std::to_string(md)},
-                            {"threads_time", std::to_string(32 * (1 + i % 2))},
-                            {"threads_dm", std::to_string(1 + i % 3)},
-                            {"stages", std::to_string(1 + i % 3)},
-                            {"chans_per_stage", std::to_string(G * (1 + i % 3))}};
+        Config cfg = {{"subband", std::to_string(G)},
+                      {"items_time", std::to_string(t)},
+                      {"items_dm", std::to_string(md)},
+                      {"threads_time", std::to_string(32 * (1 + i % 2))},
+                      {"threads_dm", std::to_string(1 + i % 3)},
+                      {"stages", std::to_string(1 + i % 3)}};
+        // One or two units per stage, or as many as shared memory allows (automatic).
+        if (i % 3 != 2) cfg["chans_per_stage"] = std::to_string(G * (1 + i % 3));
         check_case(p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i), i % 2 == 0);
         ++i;
       }
     }
   }
+  // Three units of 16 channels per stage in three stages need more shared memory than a block has
+  // (341.7 KiB here): refused with a message, not shrunk, since chans_per_stage was given.
+  expect_error(p8,
+               {{"subband", "16"},
+                {"items_time", "4"},
+                {"items_dm", "8"},
+                {"threads_time", "64"},
+                {"threads_dm", "3"},
+                {"stages", "3"},
+                {"chans_per_stage", "48"}},
+               ErrorCode::invalid_argument);
   // Close DMs over a wide band, many patterns shared (the regime the kernel is for), signed
   // input with masked channels, low bit depths and downsampling.
   test::DedispCase w;
