@@ -213,13 +213,13 @@ int main(int argc, char** argv) {
       const std::vector<int> mad = {0, 1};
       std::vector<std::map<std::string, std::string> > configs;
       if (sweep == "subband") {
-        // The subband kernel: units of G channels, its compiled tiles, 1 or 2 units per stage.
+        // The subband kernel: units of G channels, its compiled tiles, 1, 2 or 4 units per stage.
         for (int G : {4, 8, 16}) {
           for (int a : {32, 64}) {
             for (int b : {4, 8}) {
               if (a * b > 256) continue;
               for (auto [c, e] : {std::pair{2, 4}, {4, 4}, {2, 8}, {4, 8}}) {
-                for (int units : {1, 2}) {
+                for (int units : {1, 2, 4}) {
                   configs.push_back({{"subband", std::to_string(G)},
                                      {"threads_time", std::to_string(a)},
                                      {"threads_dm", std::to_string(b)},
@@ -240,7 +240,8 @@ int main(int argc, char** argv) {
               for (int f : cs) {
                 for (int g : st) {
                   for (int h : mad) {
-                    configs.push_back({{"threads_time", std::to_string(a)},
+                    configs.push_back({{"subband", "0"},
+                                       {"threads_time", std::to_string(a)},
                                        {"threads_dm", std::to_string(b)},
                                        {"items_time", std::to_string(c)},
                                        {"items_dm", std::to_string(e)},

@@ -12,6 +12,9 @@ namespace fastpsr::cuda {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+/// Channels per unit of the subband kernel when --gpu-config gives no subband key (0: the
+/// staged kernel unless asked).
+constexpr int kAutoSubband = 8;
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -42,7 +45,8 @@ std::size_t subband_shared_bytes(const KernelShape& s, int units_per_stage, int 
   const auto U = static_cast<std::size_t>(units_per_stage);
   const std::size_t stage = U * static_cast<std::size_t>(s.subband) * static_cast<std::size_t>(row_pitch) +
                             U * static_cast<std::size_t>(record_ints);
-  return (static_cast<std::size_t>(s.stages) * stage + U * 2 * static_cast<std::size_t>(y_pitch)) *
+  return (static_cast<std::size_t>(s.stages) * stage + U * 2 * static_cast<std::size_t>(y_pitch) +
+          static_cast<std::size_t>(row_pitch)) *
          sizeof(std::uint32_t);
 }
 
@@ -87,13 +91,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
 
   resolve_lanes();
   if (cfg_.shape.subband != 0 && (cfg_.shape.lanes != 4 || cfg_.shape.is_float || cfg_.mad_hi)) {
-    if (cfg_.given.count("subband") != 0) {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--gpu-config subband={}: the subband kernel sums 8-bit values four to a word (lanes=4, "
-                              "mad_hi=0); this input and configuration use lanes={}{}",
-                              cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
-    }
-    cfg_.shape.subband = 0;  // the default kernel choice, for input the subband kernel does not take
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config subband={}: the subband kernel sums 8-bit values four to a word (lanes=4, "
+                            "mad_hi=0); this input and configuration use lanes={}{}",
+                            cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
   }
   choose_shape();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
@@ -187,6 +188,20 @@ void DedispEngine::choose_shape() {
   if (cfg_.shape.subband != 0) {
     choose_subband_shape();
     return;
+  }
+  // subband not given: the subband kernel with kAutoSubband channels per unit wherever it takes
+  // the input and the other keys and fits the device, else the staged kernel.
+  const KernelShape& cur = cfg_.shape;
+  if (kAutoSubband != 0 && cfg_.given.count("subband") == 0 && cur.lanes == 4 && !cur.is_float && !cur.mad_hi) {
+    const KernelShape saved = cfg_.shape;
+    cfg_.shape.subband = kAutoSubband;
+    try {
+      choose_subband_shape();
+      return;
+    } catch (const Error& e) {
+      log_verbose("GPU dedisperser: the staged kernel, since the subband kernel does not apply: {}", e.what());
+      cfg_.shape = saved;
+    }
   }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };

@@ -30,6 +30,8 @@ __global__ void __launch_bounds__(256, T* MD <= 16 ? 2 : 1) subband_kernel(const
   const int stage_words = rows_words + U * p.record_ints;
   const int nchunks = (p.units + U - 1) / U;
   std::uint32_t* ybuf = smem + p.stages * stage_words;
+  std::uint32_t* zero_row = ybuf + U * 2 * p.y_pitch;  // row_pitch zeros (short last unit)
+  for (int i = tid; i < p.row_pitch; i += nthreads) zero_row[i] = 0;
   const std::int32_t* block_records =
       p.records + static_cast<std::size_t>(dm_block) * static_cast<std::size_t>(p.units) * p.record_ints;
 
@@ -66,8 +68,9 @@ __global__ void __launch_bounds__(256, T* MD <= 16 ? 2 : 1) subband_kernel(const
     const std::uint32_t* sdata = smem + (chunk % p.stages) * stage_words;
     const std::int32_t* srec = reinterpret_cast<const std::int32_t*>(sdata + rows_words);
     const int nu = min(U, p.units - chunk * U);
-    // Phase A: the pattern rows of every unit, in 32-position segments dealt to the warps in turn.
-    int seg = 0;
+    // Phase A: the pattern rows of every unit, in pieces of kPiece positions dealt to the warps
+    // in turn over all the stage's (unit, pattern) rows.
+    int piece = 0;
     for (int uu = 0; uu < nu; ++uu) {
       const std::int32_t* rec = srec + uu * p.record_ints;
       const int nch = subband::unit_channels(chunk * U + uu, G, p.nkept);
@@ -77,23 +80,30 @@ __global__ void __launch_bounds__(256, T* MD <= 16 ? 2 : 1) subband_kernel(const
       for (int q = 0; q < npat; ++q) {
         const std::int32_t* e = rec + subband::pattern_entry(G, q);
         const int width = e[1];
-        const int nseg = (width + 31) / 32;
-        int mine = (warp - seg) % nwarps;
+        const int npieces = (width + subband::kPiece - 1) / subband::kPiece;
+        int mine = (warp - piece) % nwarps;
         if (mine < 0) mine += nwarps;
-        if (mine < nseg) {
+        if (mine < npieces) {
           const int off = e[0];
           const std::uint32_t* row[G];
-          subband::pattern_rows<G>(rows, p.row_pitch, e, nch, row);
-          for (int s = mine; s < nseg; s += nwarps) {
-            const int i = s * 32 + lane;
-            if (i < width) {
-              std::uint32_t all, hi;
-              subband::build_position<G>(row, nch, i, all, hi);
-              y[off + i] = make_uint2(all, hi);
+          subband::pattern_rows<G>(rows, p.row_pitch, e, nch, zero_row, row);
+          for (int s = mine; s < npieces; s += nwarps) {
+            const int i0 = s * subband::kPiece + lane;
+            const int i1 = i0 + 32;
+            std::uint32_t all0, hi0;
+            if (i1 < width) {  // both positions: 2 G independent loads
+              std::uint32_t all1, hi1;
+              subband::build_position<G>(row, i0, all0, hi0);
+              subband::build_position<G>(row, i1, all1, hi1);
+              y[off + i0] = make_uint2(all0, hi0);
+              y[off + i1] = make_uint2(all1, hi1);
+            } else if (i0 < width) {
+              subband::build_position<G>(row, i0, all0, hi0);
+              y[off + i0] = make_uint2(all0, hi0);
             }
           }
         }
-        seg += nseg;
+        piece += npieces;
       }
     }
     __syncthreads();

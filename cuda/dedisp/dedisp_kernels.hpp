@@ -60,7 +60,7 @@ struct DedispKernelParams {
 std::size_t dedisp_shared_bytes(const KernelShape& s, int row_pitch, int record_ints);
 
 /// Dynamic shared memory of the subband kernel, bytes: `stages` x (units_per_stage x G rows and
-/// records) plus units_per_stage Y regions of y_pitch pairs.
+/// records) plus units_per_stage Y regions of y_pitch pairs and one zero row.
 std::size_t subband_shared_bytes(const KernelShape& s, int units_per_stage, int row_pitch, int record_ints,
                                  int y_pitch);
 /// Whether the subband kernel is compiled for `s` (G 4, 8, 16; items_time 2, 4; items_dm 4, 8; lanes 4, PRMT).

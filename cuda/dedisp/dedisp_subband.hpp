@@ -54,30 +54,31 @@ FASTPSR_HD int record_ints(int G, int max_patterns, int dms_per_block) {
 FASTPSR_HD int unit_channels(int u, int G, int nkept) { return nkept - u * G < G ? nkept - u * G : G; }
 
 /// Phase A: the row pointers of pattern entry `e` (pattern_entry) for the unit's staged rows,
-/// `row_pitch` words apart; rows past the unit's `nch` channels are never read.
+/// `row_pitch` words apart; the rows past the unit's `nch` channels read `zero_row` (row_pitch
+/// zero words), so that the position loop has no branch per channel.
 template <int G>
 FASTPSR_HD void pattern_rows(const std::uint32_t* rows, int row_pitch, const std::int32_t* e, int nch,
-                             const std::uint32_t* (&row)[G]) {
+                             const std::uint32_t* zero_row, const std::uint32_t* (&row)[G]) {
   FASTPSR_UNROLL
-  for (int g = 0; g < G; ++g) row[g] = rows + g * row_pitch + (g < nch ? e[2 + g] : 0);
+  for (int g = 0; g < G; ++g) row[g] = g < nch ? rows + g * row_pitch + e[2 + g] : zero_row;
 }
 
-/// Phase A for one Y position: the Lanes4 partial sums (all, hi) of the unit's first `nch` staged
-/// rows, row g read at `row[g][i]` (row[g] = staged row g + a_pg, set once per pattern).
+/// Phase A for one Y position: the Lanes4 partial sums (all, hi) of the G rows at position i.
 template <int G>
-FASTPSR_HD void build_position(const std::uint32_t* const (&row)[G], int nch, int i, std::uint32_t& all,
-                               std::uint32_t& hi) {
+FASTPSR_HD void build_position(const std::uint32_t* const (&row)[G], int i, std::uint32_t& all, std::uint32_t& hi) {
   all = 0;
   hi = 0;
   FASTPSR_UNROLL
   for (int g = 0; g < G; ++g) {
-    if (g < nch) {
-      const std::uint32_t w = row[g][i];
-      all += w;
-      hi += tiling::Lanes4::odd_bytes(w);
-    }
+    const std::uint32_t w = row[g][i];
+    all += w;
+    hi += tiling::Lanes4::odd_bytes(w);
   }
 }
+
+/// Phase A work is dealt to the warps in pieces of this many positions (two per lane, so that
+/// a lane has 2 G independent loads in flight).
+constexpr int kPiece = 64;
 
 /// The accumulators of one phase-B thread: items_dm DMs x items_time words of Lanes4 sums.
 template <int T, int MD>

@@ -198,7 +198,8 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
   for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
     for (int t : {1, 2, 4}) {
       for (int md : {1, 2, 4, 8}) {
-        Config cfg = {{"items_time", std::to_string(t)},
+        Config cfg = {{"subband", "0"},  // the staged kernel (the subband kernel is tested below)
+                      {"items_time", std::to_string(t)},
                       {"items_dm", std::to_string(md)},
                       {"threads_time", std::to_string(32 * (1 + i % 2))},
                       {"threads_dm", std::to_string(1 + i % 3)},
@@ -271,6 +272,7 @@ TEST_CASE("cuda dedisp: the subband kernel, every compiled variant, shapes, stre
   for (int k = 0; k < 256; k += 7) w.keep[static_cast<std::size_t>(k)] = 0;
   const DedispPlan wide_signed = test::make_case_plan(w);
   check_case(wide_signed, 3 * static_cast<std::size_t>(wide.max_delay) + 1000, 777, {{"subband", "8"}}, seed + 200);
+  c.nchans = 40;  // whole bytes per sample at 1 bit
   for (int nbits : {1, 2, 4}) {
     for (int D : {1, 3}) {
       c.nbits = nbits;
@@ -302,6 +304,7 @@ TEST_CASE("cuda dedisp: lane flushes at and below capacity with extreme 8-bit da
   const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) + 300;
   for (const char* flush : {"1", "2", "3", "256", "257"}) {
     check_case(plan, nin, 250, {{"flush_chans", flush}}, seed, true);
+    check_case(plan, nin, 250, {{"flush_chans", flush}, {"subband", "0"}}, seed + 3, true);
     check_case(plan, nin, 250, {{"flush_chans", flush}, {"lanes", "2"}}, seed + 1, true);
     check_case(plan, nin, 250, {{"flush_chans", flush}, {"mad_hi", "1"}}, seed + 2, true);
   }
@@ -415,4 +418,14 @@ TEST_CASE("cuda dedisp: describe() names the configuration and the sizes") {
   CHECK(d->device_bytes() > 0);
   CHECK(d->host_bytes() > 0);
   CHECK(d->gulp_samples() == 4096);
+  // No subband key: the subband kernel (8 channels per unit) for 8-bit input; the staged kernel
+  // for a shape or lane mode the subband kernel does not have.
+  CHECK(text.find("subband=8") != std::string::npos);
+  for (const Config& staged : {Config{{"items_time", "1"}}, Config{{"mad_hi", "1"}}, Config{{"flush_chans", "7"}},
+                               Config{{"threads_dm", "16"}}, Config{{"subband", "0"}}}) {
+    opt.gpu_config = staged;
+    const std::string t = cuda::make_dedisperser(test::make_case_plan(c), opt, 0)->describe();
+    CAPTURE(t);
+    CHECK(t.find("subband=0") != std::string::npos);
+  }
 }

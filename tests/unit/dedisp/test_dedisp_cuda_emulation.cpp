@@ -244,6 +244,7 @@ struct Emulator {
     std::vector<std::uint32_t> rows(static_cast<std::size_t>(U * G * pitch));
     std::vector<std::int32_t> srec(static_cast<std::size_t>(U * ur.record));
     std::vector<std::uint32_t> ybuf(static_cast<std::size_t>(U) * 2 * static_cast<std::size_t>(ur.y_pitch));
+    const std::vector<std::uint32_t> zero_row(static_cast<std::size_t>(pitch), 0);
     const int nthreads = sh.threads_time * sh.threads_dm;
     for (std::int64_t t = 0; t < tiles; ++t) {
       const std::int64_t u0 = t * tile;
@@ -284,10 +285,11 @@ struct Emulator {
                 REQUIRE(e[2 + g] + e[1] <= window_words[static_cast<std::size_t>(uu * G + g)]);
               }
               const std::uint32_t* row[G];
-              sb::pattern_rows<G>(rows.data() + uu * G * pitch, pitch, e, nch, row);
+              sb::pattern_rows<G>(rows.data() + uu * G * pitch, pitch, e, nch, zero_row.data(), row);
               for (int i = 0; i < e[1]; ++i) {
+                REQUIRE(e[1] <= pitch);  // the zero row's length
                 std::uint32_t all = 0, hi = 0;
-                sb::build_position<G>(row, nch, i, all, hi);
+                sb::build_position<G>(row, i, all, hi);
                 const std::size_t at = static_cast<std::size_t>(uu) * 2 * static_cast<std::size_t>(ur.y_pitch) +
                                        2 * static_cast<std::size_t>(e[0] + i);
                 ybuf[at] = all;
