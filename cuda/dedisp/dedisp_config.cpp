@@ -28,8 +28,8 @@ constexpr KeyInfo kKeys[] = {
     {"flush_chans", 0, 65535, "channels summed in a 16-bit lane before it is flushed; 0 = its capacity"},
     {"mad_hi", 0, 1, "lanes=4: sum the odd bytes with IMAD.HI (1) instead of PRMT (0)"},
     {"subband", 0, 16,
-     "0: the staged kernel; 4, 8 or 16: the subband kernel (lanes=4) with units of that many channels, "
-     "chans_per_stage a multiple of it; not given: the subband kernel (8) where it applies"},
+     "0: the staged kernel (default); 4, 8 or 16: the subband kernel (lanes=4, slower on an H100 so far) "
+     "with units of that many channels, chans_per_stage a multiple of it"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},
     {"pipeline", 2, 4, "gulps in flight (upload / compute / download overlap)"},
     {"max_device_mb", 0, 1 << 24, "device memory budget in MiB; 0 = what is free"},

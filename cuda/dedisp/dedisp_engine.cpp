@@ -12,9 +12,6 @@ namespace fastpsr::cuda {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-/// Channels per unit of the subband kernel when --gpu-config gives no subband key (0: the
-/// staged kernel unless asked).
-constexpr int kAutoSubband = 8;
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -188,20 +185,6 @@ void DedispEngine::choose_shape() {
   if (cfg_.shape.subband != 0) {
     choose_subband_shape();
     return;
-  }
-  // subband not given: the subband kernel with kAutoSubband channels per unit wherever it takes
-  // the input and the other keys and fits the device, else the staged kernel.
-  const KernelShape& cur = cfg_.shape;
-  if (kAutoSubband != 0 && cfg_.given.count("subband") == 0 && cur.lanes == 4 && !cur.is_float && !cur.mad_hi) {
-    const KernelShape saved = cfg_.shape;
-    cfg_.shape.subband = kAutoSubband;
-    try {
-      choose_subband_shape();
-      return;
-    } catch (const Error& e) {
-      log_verbose("GPU dedisperser: the staged kernel, since the subband kernel does not apply: {}", e.what());
-      cfg_.shape = saved;
-    }
   }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };

@@ -3,7 +3,9 @@
 // has the plan and the reasons). One block: dms_per_block DMs x tile_words words. Per stage it
 // stages the channel rows of units_per_stage units of G channels (with their records) like the
 // staged kernel, then phase A builds the units' pattern rows Y in shared memory (warps take
-// 32-position segments in turn), and phase B adds one Y pair per unit and DM word.
+// 64-position pieces in turn), and phase B adds one Y pair per unit and DM word. Opt-in
+// (--gpu-config subband=4|8|16): bit-exact but slower than the staged kernel on an H100 (see
+// dedisp_subband.hpp and docs/PERFORMANCE.md).
 #include "dedisp/dedisp_kernel.cuh"
 #include "dedisp/dedisp_subband.hpp"
 

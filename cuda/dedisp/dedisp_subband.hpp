@@ -30,6 +30,16 @@
 ///   then, from the next multiple of 4 ints (vector loads), per DM of the block the byte offset
 ///   8 * (Y offset + D - first D of its pattern).
 /// Channel rows are staged exactly as by the staged kernel (row_window of base and span).
+///
+/// Measured (H100, apertif 2048 DMs x 1024 channels, 16 s; bench/results/raw/2026-11-22-h100-
+/// dedisp_gpu-subband-*): bit-exact, but SLOWER than the staged kernel, so it is opt-in
+/// (--gpu-config subband=4|8|16): best 60.2 ms (17.2% of the packed-add ceiling, subband=4,
+/// 32x8 threads, 4x4 items, 16 channels per stage) against 40.9 ms (25.3%) staged; subband=8
+/// 69.1 ms. Patterns are shared less than hoped: 9.1 per unit of 8 channels and block of 32
+/// DMs on average (3.9 for units of 4), so phase A builds ~1300 Y positions per unit and block
+/// for 32 x 128 DM-words; shared-memory words per sample-add fall only from 0.25 to ~0.16, and
+/// the kernel is instruction-issue bound (Nsight Compute: SM throughput 55%, 5.7 cycles between
+/// a warp's instructions, 16 warps per SM at 128 registers).
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -292,14 +302,6 @@ inline UnitRecords make_unit_records(const std::vector<std::int32_t>& delays, st
     }
   }
   return ur;
-}
-
-/// Shared-memory words per sample-add of phase A + B, for a unit plan with B DMs per block and
-/// a tile of `tile_words` (the cost the engine minimises; the staged kernel's is 1/4).
-inline double words_per_sample_add(const UnitRecords& ur, int dms_per_block, int tile_words) {
-  const double G = ur.G;
-  const double build = ur.mean_positions / tile_words * (G + 2.0);  // G loads + one 8-byte store
-  return (2.0 * dms_per_block + build) / (4.0 * dms_per_block * G);
 }
 
 }  // namespace fastpsr::cuda::subband
