@@ -280,7 +280,7 @@ int run(int argc, char** argv) {
   Options o;
   add_options(app, o);
   parse(app, normalize_single_dash(argc, argv,
-                                   {"lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
+                                   {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
                                     "ignorechan", "nobary", "nsub"}));
   apply_common_options(o.common);
   if (o.nobaseline) o.baseline = "none";

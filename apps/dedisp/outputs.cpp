@@ -63,11 +63,13 @@ class FileSeries final : public Output {
       : opts_(o), input_(in), series_(series) {
     const bool tim = o.format == OutputFormat::tim;
     for (const auto& s : series) {
-      if (tim && series.size() == 1) {
+      // One DM and "-o obs.tim" or "-o obs.dat" (PRESTO prepdata's naming): exactly that file.
+      const std::string ext = tim ? ".tim" : ".dat";
+      if (series.size() == 1 && (tim || o.path.ends_with(ext))) {
         paths_.push_back(o.path);
       } else {
         // "-o obs.tim" with several DMs means the root "obs": obs_DM12.50.tim ...
-        const std::string root = tim && o.path.ends_with(".tim") ? o.path.substr(0, o.path.size() - 4) : o.path;
+        const std::string root = o.path.ends_with(ext) ? o.path.substr(0, o.path.size() - 4) : o.path;
         paths_.push_back(dm_file_root(root, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
       }
     }

@@ -81,7 +81,8 @@ std::unique_ptr<ByteSource> open_source(const std::string& path);
 /// A source over bytes in memory (the bytes are copied).
 std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::string name = "<memory>");
 
-/// Opens a file for writing through a temporary name; "-" is stdout (written directly).
+/// Opens a file for writing through a temporary name; "-" is stdout, and an existing device or
+/// FIFO (/dev/null, a named pipe) is written in place (never replaced by a rename).
 std::unique_ptr<ByteSink> open_sink(const std::string& path);
 
 /// A sink that keeps what is written in memory.

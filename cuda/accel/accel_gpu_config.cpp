@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include <charconv>
+
+#include "fastpsr/cuda/accel_cuda.hpp"
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cuda {
+namespace {
+
+std::int64_t parse_integer(const std::string& key, const std::string& value, std::int64_t lo, std::int64_t hi) {
+  std::int64_t v = 0;
+  const auto* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  FASTPSR_EXPECTS(ec == std::errc() && ptr == end && !value.empty(), "--gpu-config {}={}: not an integer", key, value);
+  FASTPSR_EXPECTS(v >= lo && v <= hi, "--gpu-config {}={}: must be between {} and {}", key, value, lo, hi);
+  return v;
+}
+
+int parse_choice(const std::string& key, const std::string& value, std::initializer_list<int> allowed) {
+  const auto v = parse_integer(key, value, 0, 1 << 30);
+  for (int a : allowed) {
+    if (v == a) return a;
+  }
+  throw Error(ErrorCode::invalid_argument,
+              fmt::format("--gpu-config {}={}: must be one of {}", key, value, fmt::join(allowed, ", ")));
+}
+
+}  // namespace
+
+AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>& config) {
+  AccelGpuSettings s;
+  for (const auto& [key, value] : config) {
+    if (key == "path") {
+      FASTPSR_EXPECTS(value == "custom" || value == "cufft", "--gpu-config path={}: must be custom or cufft", value);
+      s.path = value == "custom" ? AccelGpuPath::custom : AccelGpuPath::cufft;
+    } else if (key == "fft_len") {
+      s.fft_len = static_cast<int>(parse_integer(key, value, 1, 1 << 20));
+    } else if (key == "batch") {
+      s.batch = static_cast<int>(parse_integer(key, value, 1, 64));
+    } else if (key == "fft_radix") {
+      s.fft_radix = parse_choice(key, value, {8, 16});
+    } else if (key == "segs_per_block") {
+      s.segs_per_block = static_cast<int>(parse_integer(key, value, 1, 64));
+    } else if (key == "zchunk") {
+      s.zchunk = static_cast<int>(parse_integer(key, value, 1, 1 << 20));
+    } else if (key == "hs_threads") {
+      s.hs_threads = static_cast<int>(parse_integer(key, value, 32, 1024));
+      FASTPSR_EXPECTS(s.hs_threads % 32 == 0, "--gpu-config hs_threads={}: must be a multiple of 32", value);
+    } else if (key == "hs_rows") {
+      s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
+    } else if (key == "hits") {
+      s.hits = parse_integer(key, value, 1, std::int64_t{1} << 28);
+    } else if (key == "plane") {
+      FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
+      s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
+    } else {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
+                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hits, plane)",
+                              key));
+    }
+  }
+  return s;
+}
+
+}  // namespace fastpsr::cuda

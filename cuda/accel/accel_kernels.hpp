@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Launchers of the acceleration-search kernels (C++17: included by the .cu files and by the host
+// code). All pointers are device memory; every launcher only enqueues on `stream` and reports
+// launch errors through the returned cudaError_t (the host code checks it with FASTPSR_CUDA_TRY).
+// Layouts (accel_layout.hpp): segment FFTs [spectrum][segment][M]; templates [pair][phase][M];
+// plane [spectrum][zi][column], column = rk - plane_base.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fastpsr::cuda::accel {
+
+/// Storage of the plane's powers.
+enum class PlaneFormat { f32, f16 };
+
+/// The overlap-save geometry the correlation kernels need (plain copy of AccelOverlapSave plus
+/// the batch strides).
+struct CorrelateGeometry {
+  int fft_points = 0;             ///< M
+  int use = 0;                    ///< good outputs per segment
+  int npairs = 0;                 ///< template pairs (z, -z)
+  int phases = 2;                 ///< 2 Fourier, 1 interbin
+  int center_row = 0;             ///< zmax / 2: the row of z = 0
+  int numz = 0;                   ///< plane rows
+  long long nseg = 0;             ///< segments per spectrum
+  long long first_bin = 0;        ///< spectrum bin at position 0 of segment 0 (o_lo - hmax)
+  long long numbins = 0;          ///< bins per spectrum
+  long long spectrum_stride = 0;  ///< complex values between spectra in the spectrum buffer
+  long long plane_cols = 0;       ///< columns of a plane row
+  [[nodiscard]] constexpr long long segment_stride() const { return nseg * fft_points; }
+  [[nodiscard]] constexpr long long plane_stride() const { return static_cast<long long>(numz) * plane_cols; }
+};
+
+/// A hit as the harmonic-sum kernel records it (converted to AccelHit on the host).
+struct DeviceHit {
+  int rk;
+  short zi;
+  short stage;
+  float power;
+};
+
+/// The harmonic-sum kernel's view of one problem.
+struct HarmonicGeometry {
+  long long plane_base = 0;    ///< rk of plane column 0
+  long long plane_cols = 0;    ///< columns of a plane row
+  long long plane_stride = 0;  ///< plane values between spectra
+  long long rk_lo = 0;         ///< first rk searched by this launch
+  long long rk_hi = 0;         ///< one past the last
+  int numz = 0;
+  int stages = 1;
+  float powcut[6] = {};  ///< per stage: a hit needs sum > powcut
+};
+
+/// segments[b][s][i] = spectrum_b[first_bin + s use + i] (zero outside [0, numbins)) for b < batch.
+cudaError_t launch_gather_segments(const void* spectra, void* segments, const CorrelateGeometry& g, int batch,
+                                   cudaStream_t stream);
+
+/// The power scale (accel.hpp's AccelPowerScale) of `batch` spectra as one factor per plane
+/// column: out[b][col] is the factor of rk = plane_base + col. Spectrum b's table is
+/// starts[offsets[b] .. offsets[b+1]) with factors[the same range] (empty: 1 everywhere); offsets
+/// has batch + 1 entries.
+cudaError_t launch_expand_power_scale(const long long* offsets, const long long* starts, const float* factors,
+                                      long long plane_base, long long plane_cols, int batch, float* out,
+                                      cudaStream_t stream);
+
+/// data[i] *= scale for i < count complex values.
+cudaError_t launch_scale_complex(void* data, long long count, float scale, cudaStream_t stream);
+
+/// Custom path: per (segment, pair) multiply by the template, inverse FFT in shared memory
+/// (radix 2^log2r Stockham, M / 2^log2r threads), power (+ interbinning) times the column's
+/// power scale (scale[b][column]), write the good outputs. segs_per_block: segments each block
+/// loops over.
+cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
+                                    const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
+                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream);
+/// Shared memory (bytes) and threads per block of the custom kernel; 0 when the shape is not built.
+std::size_t correlate_custom_smem_bytes(int log2m, int log2r);
+int correlate_custom_threads(int log2m, int log2r);
+/// Registers per thread of the custom kernel (cudaFuncGetAttributes), for -v; -1 when unknown.
+int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat format);
+
+/// cuFFT path, rows [row_begin, row_begin + rows) of the row order (0: z = 0; 2p-1: +2p; 2p: -2p):
+/// products[(r * phases + phase) * nseg + s][k] = S'[k] K[pair][phase][k] for one spectrum.
+cudaError_t launch_multiply_templates(const void* segment_ffts, const void* templates, void* products,
+                                      const CorrelateGeometry& g, int row_begin, int rows, cudaStream_t stream);
+/// cuFFT path: powers of the inverse-transformed products of those rows, times the column's
+/// power scale (scale[column], one spectrum), into the plane.
+cudaError_t launch_products_to_plane(const void* products, const float* scale, void* plane, PlaneFormat format,
+                                     const CorrelateGeometry& g, int row_begin, int rows, cudaStream_t stream);
+
+/// Harmonic sums and thresholds for rk in [rk_lo, rk_hi) of `batch` planes: each hit of spectrum
+/// b is appended to hits[b * capacity ..] (while there is room) and counted in counts[b], which
+/// the caller zeroes. threads: rk per block (multiple of 32); rows: z rows per thread (1..16).
+cudaError_t launch_harmonic_sums(const void* plane, PlaneFormat format, const int* sub_zi, const HarmonicGeometry& g,
+                                 DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
+                                 int rows, int batch, cudaStream_t stream);
+
+/// out[zi][i] = plane[zi][col0 + i] as float, i < width (tests read the plane through it).
+cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,
+                                  long long width, float* out, cudaStream_t stream);
+
+}  // namespace fastpsr::cuda::accel

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// The custom correlation path (the FDAS paper's shared-memory FFT): one thread block per
+// (segment group, template pair). For each segment it multiplies the segment's forward FFT by
+// the template of z >= 0 in registers (and, for the pair's -z row, conj(S[-k]) by the same
+// template), runs the inverse FFTs in shared memory (stockham_fft.cuh), and writes only the
+// good outputs' powers (both Fourier phases, or interbinned), times the power scale of their
+// columns, to the plane. The segments never
+// go to device memory between these steps.
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+#include "accel/accel_kernels.hpp"
+#include "accel/plane_io.cuh"
+#include "accel/stockham_fft.cuh"
+
+namespace fastpsr::cuda::accel {
+namespace {
+
+using fft::Cf;
+
+__device__ __forceinline__ Cf load_cf(const float2* p) {
+  const float2 v = __ldg(p);
+  return {v.x, v.y};
+}
+
+// Passes Pass .. last of the inverse FFT of Q transforms (thread j holds x[j + m T] in v[q][m]).
+template <class Plan, int Pass, int Q>
+__device__ __forceinline__ void inverse_fft(Cf (&v)[Q][Plan::R], float* smem, const Cf* twiddles, int j) {
+  fft::stockham_butterflies<Plan, Pass, Q>(v, j, twiddles);
+  if constexpr (Pass + 1 < Plan::passes) {
+    constexpr int R = Plan::R;
+    constexpr int T = Plan::T;
+    constexpr int per = R >> Plan::radix_bits(Pass);
+    constexpr int rp = 1 << Plan::radix_bits(Pass);
+    constexpr int F = Plan::smem_floats();
+    __syncthreads();  // every thread has read the previous contents
+    FASTPSR_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      float* re = smem + q * 2 * F;
+      float* im = re + F;
+      FASTPSR_UNROLL
+      for (int i = 0; i < per; ++i) {
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) {
+          const int w = Plan::smem_index(Pass, fft::stockham_destination<Plan, Pass>(j + i * T, r));
+          re[w] = v[q][i + r * per].re;
+          im[w] = v[q][i + r * per].im;
+        }
+      }
+    }
+    __syncthreads();
+    FASTPSR_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      const float* re = smem + q * 2 * F;
+      const float* im = re + F;
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const int w = Plan::smem_index(Pass, j + m * T);
+        v[q][m] = {re[w], im[w]};
+      }
+    }
+    inverse_fft<Plan, Pass + 1, Q>(v, smem, twiddles, j);
+  }
+}
+
+// One segment of one pair: Rows = 1 for z = 0, 2 for the rows (+z, -z). Two transforms are in
+// flight at a time: the two phases of one row (Fourier; the rows one after the other) or the two
+// rows (interbinning), so that no powers wait in registers for a later transform.
+template <class Plan, bool Fourier, int Rows, typename P>
+__device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
+                                                  const Cf* twiddles, const float* __restrict__ scale,
+                                                  P* __restrict__ row_plus, P* __restrict__ row_minus, long long col0,
+                                                  int use, float* smem, int j) {
+  constexpr int R = Plan::R;
+  constexpr int T = Plan::T;
+  constexpr int M = Plan::M;
+  // The -z row correlates conj(S[-k]) with the z template (accel_layout.hpp).
+  auto spectrum = [&](int row, int k) {
+    return row == 0 ? load_cf(seg + k) : fft::conj(load_cf(seg + ((M - k) & (M - 1))));
+  };
+  if constexpr (Fourier) {
+#pragma unroll 1  // one row at a time: unrolled, the second row's loads would compete for registers
+    for (int row = 0; row < Rows; ++row) {
+      Cf v[2][R];
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const int k = j + m * T;
+        const Cf x = spectrum(row, k);
+        v[0][m] = fft::mul(x, load_cf(tmpl + k));
+        v[1][m] = fft::mul(x, load_cf(tmpl + M + k));
+      }
+      inverse_fft<Plan, 0, 2>(v, smem, twiddles, j);
+      P* out = row == 0 ? row_plus : row_minus;
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const int jj = j + m * T;
+        if (jj < use) {
+          const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[0][m]), f.y * fft::norm(v[1][m]));
+        }
+      }
+    }
+  } else {
+    Cf v[Rows][R];
+    FASTPSR_UNROLL
+    for (int m = 0; m < R; ++m) {
+      const int k = j + m * T;
+      const Cf kk = load_cf(tmpl + k);
+      FASTPSR_UNROLL
+      for (int row = 0; row < Rows; ++row) v[row][m] = fft::mul(spectrum(row, k), kk);
+    }
+    inverse_fft<Plan, 0, Rows>(v, smem, twiddles, j);
+    // Interbinning needs C(o + 1), held by the next thread: exchange through shared memory.
+    constexpr int F = Plan::smem_floats();
+    __syncthreads();
+    FASTPSR_UNROLL
+    for (int row = 0; row < Rows; ++row) {
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        smem[row * 2 * F + j + m * T] = v[row][m].re;
+        smem[row * 2 * F + F + j + m * T] = v[row][m].im;
+      }
+    }
+    __syncthreads();
+    constexpr float quarter_pi = 0.785398163397448F;
+    FASTPSR_UNROLL
+    for (int row = 0; row < Rows; ++row) {
+      P* out = row == 0 ? row_plus : row_minus;
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const int jj = j + m * T;
+        if (jj < use) {
+          const Cf next = {smem[row * 2 * F + jj + 1], smem[row * 2 * F + F + jj + 1]};
+          const Cf d = fft::sub(v[row][m], next);
+          const Cf odd = {quarter_pi * d.re, quarter_pi * d.im};
+          const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[row][m]), f.y * fft::norm(odd));
+        }
+      }
+    }
+  }
+}
+
+template <int T>
+constexpr int min_blocks() {
+  // At most 128 registers a thread (64 at 1024 threads); 16 blocks an SM is the most Turing runs.
+  return T >= 512 ? 1 : (512 / T > 16 ? 16 : 512 / T);
+}
+
+template <int LOG2M, int LOG2R, bool Fourier, typename P>
+__global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T>())
+    correlate_custom_kernel(const float2* __restrict__ segments, const float2* __restrict__ templates,
+                            const float2* __restrict__ twiddles, const float* __restrict__ scale, P* __restrict__ plane,
+                            CorrelateGeometry g, int segs_per_block) {
+  using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
+  extern __shared__ float smem[];
+  const int j = static_cast<int>(threadIdx.x);
+  const int pair = static_cast<int>(blockIdx.x % static_cast<unsigned>(g.npairs));
+  const long long group = blockIdx.x / static_cast<unsigned>(g.npairs);
+  const long long b = blockIdx.y;
+  const float2* spectrum_segments = segments + b * g.segment_stride();
+  P* pl = plane + b * g.plane_stride();
+  const float* spectrum_scale = scale + b * g.plane_cols;
+  P* row_plus = pl + static_cast<long long>(g.center_row + pair) * g.plane_cols;
+  P* row_minus = pl + static_cast<long long>(g.center_row - pair) * g.plane_cols;
+  const float2* tmpl = templates + static_cast<long long>(pair) * g.phases * Plan::M;
+  const Cf* tw = reinterpret_cast<const Cf*>(twiddles);
+  for (int i = 0; i < segs_per_block; ++i) {
+    const long long s = group * segs_per_block + i;
+    if (s >= g.nseg) return;  // the same for every thread of the block
+    const float2* seg = spectrum_segments + s * Plan::M;
+    const long long col0 = 2 * s * g.use;
+    if (pair == 0) {
+      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
+    } else {
+      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
+    }
+  }
+}
+
+template <int LOG2M, int LOG2R>
+constexpr std::size_t smem_bytes() {
+  return 2 * 2 * static_cast<std::size_t>(fft::StockhamPlan<LOG2M, LOG2R>::smem_floats()) * sizeof(float);
+}
+
+template <int LOG2M, int LOG2R, bool Fourier, typename P>
+auto kernel_of() {
+  return correlate_custom_kernel<LOG2M, LOG2R, Fourier, P>;
+}
+
+// Calls f(integral_constant<LOG2M>, integral_constant<LOG2R>) for the built shapes: M = 2^7 ..
+// 2^13, R = 8 or 16. Returns false for any other shape.
+template <int LOG2M = 7, class F>
+bool with_shape(int log2m, int log2r, F&& f) {
+  if constexpr (LOG2M > 13) {
+    return false;
+  } else {
+    if (log2m == LOG2M) {
+      if (log2r == 3) {
+        f(std::integral_constant<int, LOG2M>{}, std::integral_constant<int, 3>{});
+        return true;
+      }
+      if (log2r == 4) {
+        f(std::integral_constant<int, LOG2M>{}, std::integral_constant<int, 4>{});
+        return true;
+      }
+      return false;
+    }
+    return with_shape<LOG2M + 1>(log2m, log2r, f);
+  }
+}
+
+template <typename P>
+cudaError_t launch_typed(const float2* segments, const float2* templates, const float2* twiddles, const float* scale,
+                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, int segs_per_block, int batch,
+                         cudaStream_t stream) {
+  cudaError_t status = cudaErrorInvalidValue;
+  const bool fourier = g.phases == 2;
+  with_shape(log2m, log2r, [&](auto lm, auto lr) {
+    constexpr int L2M = decltype(lm)::value;
+    constexpr int L2R = decltype(lr)::value;
+    constexpr std::size_t smem = smem_bytes<L2M, L2R>();
+    const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>() : kernel_of<L2M, L2R, false, P>();
+    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    if (status != cudaSuccess) return;
+    const long long groups = (g.nseg + segs_per_block - 1) / segs_per_block;
+    const dim3 grid(static_cast<unsigned>(groups * g.npairs), static_cast<unsigned>(batch));
+    kernel<<<grid, fft::StockhamPlan<L2M, L2R>::T, smem, stream>>>(segments, templates, twiddles, scale, plane, g,
+                                                                   segs_per_block);
+    status = cudaGetLastError();
+  });
+  return status;
+}
+
+}  // namespace
+
+cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
+                                    const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
+                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream) {
+  const auto* s = static_cast<const float2*>(segment_ffts);
+  const auto* t = static_cast<const float2*>(templates);
+  const auto* w = static_cast<const float2*>(twiddles);
+  if (format == PlaneFormat::f16) {
+    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+  }
+  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+}
+
+std::size_t correlate_custom_smem_bytes(int log2m, int log2r) {
+  std::size_t bytes = 0;
+  with_shape(log2m, log2r, [&](auto lm, auto lr) { bytes = smem_bytes<decltype(lm)::value, decltype(lr)::value>(); });
+  return bytes;
+}
+
+int correlate_custom_threads(int log2m, int log2r) {
+  int threads = 0;
+  with_shape(log2m, log2r,
+             [&](auto lm, auto lr) { threads = fft::StockhamPlan<decltype(lm)::value, decltype(lr)::value>::T; });
+  return threads;
+}
+
+int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat format) {
+  int regs = -1;
+  with_shape(log2m, log2r, [&](auto lm, auto lr) {
+    constexpr int L2M = decltype(lm)::value;
+    constexpr int L2R = decltype(lr)::value;
+    cudaFuncAttributes a{};
+    cudaError_t e = cudaSuccess;
+    if (format == PlaneFormat::f16) {
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, __half>())
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, __half>());
+    } else {
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, float>())
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, float>());
+    }
+    if (e == cudaSuccess) {
+      regs = a.numRegs;
+    } else {
+      (void)cudaGetLastError();
+    }
+  });
+  return regs;
+}
+
+}  // namespace fastpsr::cuda::accel

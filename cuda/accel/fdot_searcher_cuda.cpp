@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+// Host orchestration of the CUDA acceleration searcher: memory plan, templates, streams, the
+// per-group pipeline (upload of group g+1 overlaps the search of group g) and hit delivery with
+// the overflow fallback. Kernels are in the .cu files beside it (accel_kernels.hpp).
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "accel/accel_kernels.hpp"
+#include "accel/cufft_plan.hpp"
+#include "common/cuda_memory.hpp"
+#include "fastpsr/accel_layout.hpp"
+#include "fastpsr/cuda/accel_cuda.hpp"
+#include "fastpsr/cuda/runtime.hpp"
+
+namespace fastpsr::cuda {
+namespace {
+
+using namespace accel;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kCustomMaxPoints = 8192;  // largest transform the custom kernels are built for
+constexpr int kCustomAutoPoints = 4096;
+constexpr int kCufftMaxPoints = 32768;
+constexpr int kCufftAutoPoints = 4096;
+constexpr std::size_t kProductBudget = std::size_t{512} << 20;
+constexpr std::size_t kBatchPlaneBudget = std::size_t{256} << 20;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
+
+// Makes the GPU current before any stream or event of the searcher is created (members are
+// initialised in order); device_properties first, for its clear message about a missing GPU.
+struct DeviceSelection {
+  explicit DeviceSelection(int device) : props(device_properties(device)) { set_device(device); }
+  DeviceProperties props;
+};
+
+class CudaSearcher final : public CudaFdotSearcher {
+ public:
+  CudaSearcher(const AccelSearchProblem& problem, const AccelSearchOptions& options, int device);
+
+  [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
+  void search(std::span<const std::complex<float>> spectrum, const AccelPowerScale& scale,
+              AccelHitSink& sink) override {
+    FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
+                    "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
+    AccelHitSink* sinks[1] = {&sink};
+    search_batch(spectrum.data(), spectrum.size(), {&scale, 1}, sinks);
+  }
+  void search_batch(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
+                    std::span<AccelHitSink* const> sinks) override;
+  [[nodiscard]] std::string describe() const override;
+  [[nodiscard]] std::size_t host_bytes() const noexcept override {
+    return staging_[0].bytes() + staging_[1].bytes() + counts_host_.bytes() + hits_host_.bytes();
+  }
+  [[nodiscard]] std::size_t device_bytes() const noexcept override { return device_bytes_; }
+  [[nodiscard]] AccelGpuSettings settings() const override { return s_; }
+  [[nodiscard]] AccelGpuTimings last_timings() const override { return timings_; }
+  [[nodiscard]] double modelled_bytes_per_spectrum() const override;
+  [[nodiscard]] double modelled_flops_per_spectrum() const override;
+  std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum,
+                                    const AccelPowerScale& scale) override;
+
+ private:
+  struct Group {
+    std::size_t first = 0;  // index of its first spectrum in the call
+    int count = 0;
+    int slot = 0;
+  };
+  [[nodiscard]] std::size_t plane_value_bytes() const { return s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float); }
+  [[nodiscard]] std::size_t plane_bytes_per_spectrum() const {
+    return static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(os_.plane_cols) * plane_value_bytes();
+  }
+  [[nodiscard]] char* plane_of(int b) const {
+    return plane_.get() + static_cast<std::size_t>(b) * plane_bytes_per_spectrum();
+  }
+  void choose_settings(const AccelSearchOptions& options, const DeviceProperties& props);
+  void allocate(std::size_t free_bytes);
+  void make_templates();
+  void upload(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
+              const Group& g);
+  void enqueue_plane(const Group& g);
+  void enqueue_harmonics(const Group& g);
+  void finish(const Group& g, std::span<AccelHitSink* const> sinks);
+  std::uint64_t harmonics_range(int b, std::int64_t rk_lo, std::int64_t rk_hi);
+  void deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink);
+  void search_in_halves(int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink);
+  const CufftPlan& forward_plan(int spectra);
+  const CufftPlan& inverse_plan(int rows);
+
+  AccelSearchProblem p_;
+  AccelGpuSettings s_;
+  int device_ = 0;
+  DeviceSelection selection_;
+  AccelOverlapSave os_;
+  CorrelateGeometry cg_;
+  HarmonicGeometry hg_;
+  PlaneFormat format_ = PlaneFormat::f32;
+  int log2m_ = 0;
+  int log2r_ = 0;
+  std::uint64_t capacity_ = 0;  // hits per spectrum
+  std::size_t device_bytes_ = 0;
+
+  Stream compute_;
+  Stream copy_;
+  DeviceBuffer<float2> spectra_[2];  // [batch][numbins], double-buffered between groups
+  PinnedBuffer<std::complex<float>> staging_[2];
+  DeviceBuffer<float2> segments_;   // [batch][nseg][M]
+  DeviceBuffer<char> plane_;        // [batch][numz][plane_cols] of f32 or f16
+  DeviceBuffer<float2> templates_;  // [npairs][phases][M]
+  DeviceBuffer<float2> twiddles_;   // exp(+2 pi i t / M)
+  DeviceBuffer<int> sub_zi_;        // [term][numz]
+  DeviceBuffer<DeviceHit> hits_;    // [batch][capacity]
+  DeviceBuffer<unsigned long long> counts_;
+  PinnedBuffer<unsigned long long> counts_host_;
+  PinnedBuffer<DeviceHit> hits_host_;
+  DeviceBuffer<float2> products_;  // cufft path: [zchunk][phases][nseg][M]
+  // Power-scale tables per slot: offsets [batch + 1] then starts (index), factors; and the scale
+  // expanded to plane columns, [batch][plane_cols].
+  PinnedBuffer<long long> scale_index_host_[2];
+  PinnedBuffer<float> scale_factor_host_[2];
+  DeviceBuffer<long long> scale_index_[2];
+  DeviceBuffer<float> scale_factor_[2];
+  DeviceBuffer<float> scale_cols_;
+  std::map<int, CufftPlan> forward_plans_;
+  std::map<int, CufftPlan> inverse_plans_;
+  std::vector<AccelHit> delivered_;
+
+  // Events: uploads per slot (timing), the slot's last reader, and the compute stages.
+  Event upload_start_[2] = {Event(true), Event(true)};
+  Event uploaded_[2] = {Event(true), Event(true)};
+  Event gathered_[2];
+  Event t_start_{true};
+  Event t_segments_{true};
+  Event t_plane_{true};
+  Event t_done_{true};
+  AccelGpuTimings timings_;
+};
+
+CudaSearcher::CudaSearcher(const AccelSearchProblem& problem, const AccelSearchOptions& options, int device)
+    : p_(problem), s_(parse_accel_gpu_config(options.gpu_config)), device_(device), selection_(device) {
+  validate(p_);
+  FASTPSR_EXPECTS(p_.numbins <= (std::int64_t{1} << 29), "accel (GPU): at most 2^29 bins, the spectrum has {}",
+                  p_.numbins);
+  FASTPSR_EXPECTS(p_.numz() <= 32767, "accel (GPU): at most 32767 z values, zmax {} gives {}", p_.zmax, p_.numz());
+  choose_settings(options, selection_.props);
+  const auto [free_bytes, total_bytes] = memory_info();
+  (void)total_bytes;
+  allocate(free_bytes);
+  make_templates();
+}
+
+void CudaSearcher::choose_settings(const AccelSearchOptions& options, const DeviceProperties& props) {
+  const bool custom = s_.path == AccelGpuPath::custom;
+  const int nb = p_.interp == AccelInterp::fourier ? 2 : 1;
+  if (s_.fft_len == 0) s_.fft_len = options.fft_len;
+  if (s_.fft_len == 0) {
+    const int need = template_halfwidth(p_.zmax) * 4 + 4;  // smallest transform for zmax
+    if (custom) {
+      s_.fft_len = auto_accel_fft_len(p_, need <= kCustomAutoPoints ? kCustomAutoPoints : kCustomMaxPoints);
+    } else {
+      s_.fft_len = nb * std::max(kCufftAutoPoints, static_cast<int>(std::bit_ceil(static_cast<unsigned>(need))));
+    }
+  }
+  os_ = make_accel_overlap_save(p_, s_.fft_len);  // checks power of two and the template width
+  const int m = os_.fft_points;
+  log2m_ = std::countr_zero(static_cast<unsigned>(m));
+  log2r_ = std::countr_zero(static_cast<unsigned>(s_.fft_radix));
+  if (custom) {
+    FASTPSR_EXPECTS(m >= 128 && m <= kCustomMaxPoints,
+                    "--gpu-config fft_len={}: the custom path transforms 128 to {} points, this is {}", s_.fft_len,
+                    kCustomMaxPoints, m);
+    const int threads = correlate_custom_threads(log2m_, log2r_);
+    const std::size_t smem = correlate_custom_smem_bytes(log2m_, log2r_);
+    FASTPSR_EXPECTS(threads > 0 && threads <= props.max_threads_per_block,
+                    "--gpu-config fft_radix={}: {} threads per block for {}-point transforms, the device allows {}",
+                    s_.fft_radix, threads, m, props.max_threads_per_block);
+    FASTPSR_EXPECTS(smem <= props.shared_per_block_optin,
+                    "--gpu-config fft_len={}: the custom kernel needs {} bytes of shared memory per block, the "
+                    "device allows {}",
+                    s_.fft_len, smem, props.shared_per_block_optin);
+  } else {
+    FASTPSR_EXPECTS(m >= 128 && m <= kCufftMaxPoints,
+                    "--gpu-config fft_len={}: the cufft path transforms 128 to {} points, this is {}", s_.fft_len,
+                    kCufftMaxPoints, m);
+  }
+  FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
+                  "--gpu-config hs_threads={}: the device allows {} threads per block", s_.hs_threads,
+                  props.max_threads_per_block);
+  const long long custom_blocks = (os_.nseg + s_.segs_per_block - 1) / s_.segs_per_block * os_.npairs;
+  const long long harmonic_blocks =
+      (p_.rk_end - p_.rk_begin + s_.hs_threads - 1) / s_.hs_threads * ((p_.numz() + s_.hs_rows - 1) / s_.hs_rows);
+  FASTPSR_EXPECTS(std::max(custom_blocks, harmonic_blocks) < (1LL << 31),
+                  "accel (GPU): the problem needs more thread blocks than a launch allows: raise segs_per_block, "
+                  "hs_threads or hs_rows");
+  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
+  // One rk has at most numz * stages hits: with at least that room the halving always ends.
+  capacity_ =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(s_.hits, static_cast<std::int64_t>(p_.numz()) * p_.stages()));
+  s_.hits = static_cast<std::int64_t>(capacity_);
+
+  cg_.fft_points = m;
+  cg_.use = os_.use;
+  cg_.npairs = os_.npairs;
+  cg_.phases = os_.phases();
+  cg_.center_row = p_.zmax / 2;
+  cg_.numz = p_.numz();
+  cg_.nseg = os_.nseg;
+  cg_.first_bin = os_.segment_first_bin(0);
+  cg_.numbins = p_.numbins;
+  cg_.spectrum_stride = p_.numbins;
+  cg_.plane_cols = os_.plane_cols;
+
+  hg_.plane_base = os_.plane_base;
+  hg_.plane_cols = os_.plane_cols;
+  hg_.plane_stride = cg_.plane_stride();
+  hg_.rk_lo = p_.rk_begin;
+  hg_.rk_hi = p_.rk_end;
+  hg_.numz = p_.numz();
+  hg_.stages = p_.stages();
+  for (int s = 0; s < p_.stages(); ++s) hg_.powcut[s] = p_.powcut[static_cast<std::size_t>(s)];
+}
+
+void CudaSearcher::allocate(std::size_t free_bytes) {
+  const auto m = static_cast<std::size_t>(os_.fft_points);
+  const auto nseg = static_cast<std::size_t>(os_.nseg);
+  const auto numbins = static_cast<std::size_t>(p_.numbins);
+  const std::size_t segment_bytes = nseg * m * sizeof(float2);
+  const std::size_t per_spectrum = 2 * numbins * sizeof(float2) + segment_bytes + plane_bytes_per_spectrum() +
+                                   static_cast<std::size_t>(os_.plane_cols) * sizeof(float) +
+                                   capacity_ * sizeof(DeviceHit) + sizeof(unsigned long long);
+  std::size_t fixed = static_cast<std::size_t>(os_.npairs * os_.phases()) * m * sizeof(float2) + m * sizeof(float2);
+  if (s_.path == AccelGpuPath::cufft) {
+    const std::size_t per_row = static_cast<std::size_t>(os_.phases()) * segment_bytes;
+    if (s_.zchunk == 0) s_.zchunk = static_cast<int>(std::clamp<std::size_t>(kProductBudget / per_row, 1, 4096));
+    s_.zchunk = std::min(s_.zchunk, p_.numz());
+    fixed += static_cast<std::size_t>(s_.zchunk) * per_row * 2;  // products and (at most) as much cuFFT work
+  }
+  if (s_.batch == 0) {
+    // Batches help small problems fill the GPU; a large one keeps it busy alone (and groups of one
+    // still overlap the next upload). At most a quarter of the free memory.
+    const std::size_t small = std::clamp<std::size_t>(kBatchPlaneBudget / plane_bytes_per_spectrum(), 1, 8);
+    s_.batch = static_cast<int>(std::clamp<std::size_t>(free_bytes / 4 / per_spectrum, 1, small));
+  }
+  const auto batch = static_cast<std::size_t>(s_.batch);
+  const double need = static_cast<double>(fixed + batch * (per_spectrum + segment_bytes));  // + forward FFT work
+  FASTPSR_EXPECTS(need < 0.9 * static_cast<double>(free_bytes),
+                  "accel (GPU): the search needs {:.2f} GiB of device memory ({:.2f} GiB of plane per spectrum, batch "
+                  "{}), {:.2f} GiB are free: use --gpu-config plane=f16, a smaller batch or zchunk, or a smaller zmax",
+                  gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch,
+                  gib(static_cast<double>(free_bytes)));
+  for (int i = 0; i < 2; ++i) {
+    spectra_[i] = DeviceBuffer<float2>(batch * numbins);
+    staging_[i] = PinnedBuffer<std::complex<float>>(batch * numbins);
+  }
+  segments_ = DeviceBuffer<float2>(batch * nseg * m);
+  plane_ = DeviceBuffer<char>(batch * plane_bytes_per_spectrum());
+  templates_ = DeviceBuffer<float2>(static_cast<std::size_t>(os_.npairs * os_.phases()) * m);
+  twiddles_ = DeviceBuffer<float2>(m);
+  const auto table = accel_sub_zi_table(p_);
+  sub_zi_ = DeviceBuffer<int>(std::max<std::size_t>(table.size(), 1));
+  if (!table.empty()) {
+    FASTPSR_CUDA_TRY(cudaMemcpy(sub_zi_.get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+  }
+  scale_cols_ = DeviceBuffer<float>(batch * static_cast<std::size_t>(os_.plane_cols));
+  hits_ = DeviceBuffer<DeviceHit>(batch * capacity_);
+  counts_ = DeviceBuffer<unsigned long long>(batch);
+  counts_host_ = PinnedBuffer<unsigned long long>(batch);
+  hits_host_ = PinnedBuffer<DeviceHit>(capacity_);
+  if (s_.path == AccelGpuPath::cufft) {
+    products_ = DeviceBuffer<float2>(static_cast<std::size_t>(s_.zchunk * os_.phases()) * nseg * m);
+  }
+  device_bytes_ = spectra_[0].bytes() * 2 + segments_.bytes() + plane_.bytes() + templates_.bytes() +
+                  twiddles_.bytes() + sub_zi_.bytes() + hits_.bytes() + counts_.bytes() + products_.bytes() +
+                  scale_cols_.bytes();
+  // The plans of full groups and chunks now, so that their work areas are counted.
+  (void)forward_plan(s_.batch);
+  if (s_.path == AccelGpuPath::cufft) {
+    (void)inverse_plan(s_.zchunk);
+    if (p_.numz() % s_.zchunk != 0) (void)inverse_plan(p_.numz() % s_.zchunk);
+  }
+}
+
+void CudaSearcher::make_templates() {
+  const int m = os_.fft_points;
+  const auto mm = static_cast<std::size_t>(m);
+  const int rows = os_.npairs * os_.phases();
+  std::vector<std::complex<float>> g(static_cast<std::size_t>(rows) * mm);
+  for (int pair = 0; pair < os_.npairs; ++pair) {
+    for (int phase = 0; phase < os_.phases(); ++phase) {
+      const auto row = accel_template_row(os_, 2 * pair, phase);
+      std::copy(row.begin(), row.end(), g.begin() + static_cast<std::ptrdiff_t>((pair * os_.phases() + phase) * m));
+    }
+  }
+  FASTPSR_CUDA_TRY(cudaMemcpy(templates_.get(), g.data(), g.size() * sizeof(float2), cudaMemcpyHostToDevice));
+  // K[k] = (1/M) sum_t G[t] exp(+2 pi i k t / M): cuFFT's (unnormalised) inverse, scaled.
+  {
+    const CufftPlan plan(m, rows, compute_.get());
+    plan.exec(reinterpret_cast<cufftComplex*>(templates_.get()), CUFFT_INVERSE);
+    FASTPSR_CUDA_TRY(launch_scale_complex(templates_.get(), static_cast<long long>(g.size()),
+                                          1.0F / static_cast<float>(m), compute_.get()));
+    compute_.synchronize();
+  }
+  std::vector<float2> w(mm);
+  const double two_pi = 2.0 * std::acos(-1.0);
+  for (int t = 0; t < m; ++t) {
+    w[static_cast<std::size_t>(t)] =
+        float2{static_cast<float>(std::cos(two_pi * t / m)), static_cast<float>(std::sin(two_pi * t / m))};
+  }
+  FASTPSR_CUDA_TRY(cudaMemcpy(twiddles_.get(), w.data(), mm * sizeof(float2), cudaMemcpyHostToDevice));
+}
+
+const CufftPlan& CudaSearcher::forward_plan(int spectra) {
+  auto it = forward_plans_.find(spectra);
+  if (it == forward_plans_.end()) {
+    const auto batch = static_cast<long long>(spectra) * os_.nseg;
+    FASTPSR_EXPECTS(batch < (1LL << 31), "accel (GPU): {} segments exceed cuFFT's batch limit", batch);
+    it = forward_plans_.emplace(spectra, CufftPlan(os_.fft_points, static_cast<int>(batch), compute_.get())).first;
+    device_bytes_ += it->second.work_bytes();
+  }
+  return it->second;
+}
+
+const CufftPlan& CudaSearcher::inverse_plan(int rows) {
+  auto it = inverse_plans_.find(rows);
+  if (it == inverse_plans_.end()) {
+    const auto batch = static_cast<long long>(rows) * os_.phases() * os_.nseg;
+    FASTPSR_EXPECTS(batch < (1LL << 31), "accel (GPU): {} transforms exceed cuFFT's batch limit (lower zchunk)", batch);
+    it = inverse_plans_.emplace(rows, CufftPlan(os_.fft_points, static_cast<int>(batch), compute_.get())).first;
+    device_bytes_ += it->second.work_bytes();
+  }
+  return it->second;
+}
+
+void CudaSearcher::upload(const std::complex<float>* spectra, std::size_t stride,
+                          std::span<const AccelPowerScale> scales, const Group& g) {
+  const auto numbins = static_cast<std::size_t>(p_.numbins);
+  const int slot = g.slot;
+  uploaded_[slot].synchronize();  // the staging buffers' previous copies are done
+  std::complex<float>* stage = staging_[slot].get();
+  for (int b = 0; b < g.count; ++b) {
+    std::memcpy(stage + static_cast<std::size_t>(b) * numbins,
+                spectra + (g.first + static_cast<std::size_t>(b)) * stride, numbins * sizeof(std::complex<float>));
+  }
+  // Scale tables: offsets[0 .. count], then every spectrum's starts; factors alike.
+  std::size_t entries = 0;
+  for (int b = 0; b < g.count; ++b) {
+    const AccelPowerScale& sc = scales[g.first + static_cast<std::size_t>(b)];
+    FASTPSR_EXPECTS(sc.rk_start.size() == sc.factor.size(), "accel: the power scale has {} starts for {} factors",
+                    sc.rk_start.size(), sc.factor.size());
+    entries += sc.factor.size();
+  }
+  const std::size_t index_size = static_cast<std::size_t>(g.count) + 1 + entries;
+  if (scale_index_host_[slot].size() < index_size ||
+      scale_factor_host_[slot].size() < std::max<std::size_t>(entries, 1)) {
+    // Grow (rare): nothing may still read the old buffers.
+    copy_.synchronize();
+    compute_.synchronize();
+    const std::size_t room = 2 * index_size;
+    scale_index_host_[slot] = PinnedBuffer<long long>(room);
+    scale_factor_host_[slot] = PinnedBuffer<float>(room);
+    scale_index_[slot] = DeviceBuffer<long long>(room);
+    scale_factor_[slot] = DeviceBuffer<float>(room);
+  }
+  long long* index = scale_index_host_[slot].get();
+  float* factors = scale_factor_host_[slot].get();
+  std::size_t at = 0;
+  for (int b = 0; b < g.count; ++b) {
+    const AccelPowerScale& sc = scales[g.first + static_cast<std::size_t>(b)];
+    index[b] = static_cast<long long>(at);
+    std::copy(sc.rk_start.begin(), sc.rk_start.end(), index + g.count + 1 + at);
+    std::copy(sc.factor.begin(), sc.factor.end(), factors + at);
+    at += sc.factor.size();
+  }
+  index[g.count] = static_cast<long long>(at);
+  copy_.wait(gathered_[slot].get());  // the device buffers' previous readers are done
+  upload_start_[slot].record(copy_.get());
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(spectra_[slot].get(), stage,
+                                   static_cast<std::size_t>(g.count) * numbins * sizeof(float2), cudaMemcpyHostToDevice,
+                                   copy_.get()));
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(scale_index_[slot].get(), index, index_size * sizeof(long long),
+                                   cudaMemcpyHostToDevice, copy_.get()));
+  if (entries > 0) {
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(scale_factor_[slot].get(), factors, entries * sizeof(float),
+                                     cudaMemcpyHostToDevice, copy_.get()));
+  }
+  uploaded_[slot].record(copy_.get());
+}
+
+void CudaSearcher::enqueue_plane(const Group& g) {
+  const cudaStream_t s = compute_.get();
+  compute_.wait(uploaded_[g.slot].get());
+  t_start_.record(s);
+  const long long* index = scale_index_[g.slot].get();
+  FASTPSR_CUDA_TRY(launch_expand_power_scale(index, index + g.count + 1, scale_factor_[g.slot].get(), os_.plane_base,
+                                             os_.plane_cols, g.count, scale_cols_.get(), s));
+  FASTPSR_CUDA_TRY(launch_gather_segments(spectra_[g.slot].get(), segments_.get(), cg_, g.count, s));
+  gathered_[g.slot].record(s);
+  forward_plan(g.count).exec(reinterpret_cast<cufftComplex*>(segments_.get()), CUFFT_FORWARD);
+  t_segments_.record(s);
+  if (s_.path == AccelGpuPath::custom) {
+    FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
+                                             plane_.get(), format_, cg_, log2m_, log2r_, s_.segs_per_block, g.count,
+                                             s));
+  } else {
+    for (int b = 0; b < g.count; ++b) {
+      const float2* seg =
+          segments_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(cg_.segment_stride());
+      for (int row = 0; row < p_.numz(); row += s_.zchunk) {
+        const int rows = std::min(s_.zchunk, p_.numz() - row);
+        FASTPSR_CUDA_TRY(launch_multiply_templates(seg, templates_.get(), products_.get(), cg_, row, rows, s));
+        inverse_plan(rows).exec(reinterpret_cast<cufftComplex*>(products_.get()), CUFFT_INVERSE);
+        FASTPSR_CUDA_TRY(launch_products_to_plane(
+            products_.get(), scale_cols_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(os_.plane_cols),
+            plane_of(b), format_, cg_, row, rows, s));
+      }
+    }
+  }
+  t_plane_.record(s);
+}
+
+void CudaSearcher::enqueue_harmonics(const Group& g) {
+  const cudaStream_t s = compute_.get();
+  FASTPSR_CUDA_TRY(
+      cudaMemsetAsync(counts_.get(), 0, static_cast<std::size_t>(g.count) * sizeof(unsigned long long), s));
+  FASTPSR_CUDA_TRY(launch_harmonic_sums(plane_.get(), format_, sub_zi_.get(), hg_, hits_.get(), counts_.get(),
+                                        capacity_, s_.hs_threads, s_.hs_rows, g.count, s));
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(counts_host_.get(), counts_.get(),
+                                   static_cast<std::size_t>(g.count) * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, s));
+  t_done_.record(s);
+}
+
+void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t stride,
+                                std::span<const AccelPowerScale> scales, std::span<AccelHitSink* const> sinks) {
+  FASTPSR_EXPECTS(scales.size() == sinks.size(), "search_batch: {} scales for {} spectra", scales.size(), sinks.size());
+  FASTPSR_EXPECTS(sinks.empty() || stride >= static_cast<std::size_t>(p_.numbins),
+                  "accel: spectra {} values apart overlap ({} bins each)", stride, p_.numbins);
+  set_device(device_);
+  timings_ = AccelGpuTimings{};
+  const auto t0 = Clock::now();
+  Group pending;
+  bool have_pending = false;
+  std::size_t index = 0;
+  for (std::size_t first = 0; first < sinks.size(); first += static_cast<std::size_t>(s_.batch), ++index) {
+    Group g;
+    g.first = first;
+    g.count = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(s_.batch), sinks.size() - first));
+    g.slot = static_cast<int>(index % 2);
+    upload(spectra, stride, scales, g);  // while the GPU still searches the previous group
+    if (have_pending) finish(pending, sinks);
+    enqueue_plane(g);
+    enqueue_harmonics(g);
+    pending = g;
+    have_pending = true;
+  }
+  if (have_pending) finish(pending, sinks);
+  timings_.spectra = static_cast<int>(sinks.size());
+  timings_.wall_ms = ms_between(t0, Clock::now());
+}
+
+void CudaSearcher::finish(const Group& g, std::span<AccelHitSink* const> sinks) {
+  t_done_.synchronize();
+  timings_.upload_ms += static_cast<double>(uploaded_[g.slot].elapsed_ms_since(upload_start_[g.slot]));
+  timings_.segments_ms += static_cast<double>(t_segments_.elapsed_ms_since(t_start_));
+  timings_.correlate_ms += static_cast<double>(t_plane_.elapsed_ms_since(t_segments_));
+  timings_.harmonics_ms += static_cast<double>(t_done_.elapsed_ms_since(t_plane_));
+  const auto t0 = Clock::now();
+  std::vector<unsigned long long> counts(counts_host_.get(), counts_host_.get() + g.count);
+  for (int b = 0; b < g.count; ++b) {
+    AccelHitSink& sink = *sinks[g.first + static_cast<std::size_t>(b)];
+    if (counts[static_cast<std::size_t>(b)] <= capacity_) {
+      deliver(b, p_.rk_begin, p_.rk_end, counts[static_cast<std::size_t>(b)], sink);
+    } else {
+      ++timings_.overflows;
+      search_in_halves(b, p_.rk_begin, p_.rk_end, sink);
+    }
+  }
+  timings_.hits_ms += ms_between(t0, Clock::now());
+}
+
+void CudaSearcher::deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink) {
+  delivered_.clear();
+  if (count > 0) {
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(hits_host_.get(), hits_.get() + static_cast<std::size_t>(b) * capacity_,
+                                     count * sizeof(DeviceHit), cudaMemcpyDeviceToHost, compute_.get()));
+    compute_.synchronize();
+    delivered_.reserve(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const DeviceHit& h = hits_host_.get()[i];
+      delivered_.push_back({h.rk, h.zi, 0, h.stage, h.power});
+    }
+  }
+  sink.consume(rk_lo, rk_hi, delivered_);
+}
+
+// Harmonic sums of spectrum b (still in the plane) for [rk_lo, rk_hi) alone; returns the hit count.
+std::uint64_t CudaSearcher::harmonics_range(int b, std::int64_t rk_lo, std::int64_t rk_hi) {
+  const cudaStream_t s = compute_.get();
+  HarmonicGeometry g = hg_;
+  g.rk_lo = rk_lo;
+  g.rk_hi = rk_hi;
+  unsigned long long* count = counts_.get() + b;
+  FASTPSR_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(unsigned long long), s));
+  FASTPSR_CUDA_TRY(launch_harmonic_sums(plane_of(b), format_, sub_zi_.get(), g,
+                                        hits_.get() + static_cast<std::size_t>(b) * capacity_, count, capacity_,
+                                        s_.hs_threads, s_.hs_rows, 1, s));
+  FASTPSR_CUDA_TRY(
+      cudaMemcpyAsync(counts_host_.get() + b, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  compute_.synchronize();
+  return counts_host_.get()[b];
+}
+
+void CudaSearcher::search_in_halves(int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink) {
+  // A single rk holds at most numz * stages <= capacity hits, so the halving ends.
+  FASTPSR_ASSERT(rk_hi - rk_lo >= 2);
+  const std::int64_t mid = rk_lo + (rk_hi - rk_lo) / 2;
+  for (const auto& [lo, hi] : {std::pair{rk_lo, mid}, std::pair{mid, rk_hi}}) {
+    const std::uint64_t n = harmonics_range(b, lo, hi);
+    if (n <= capacity_) {
+      deliver(b, lo, hi, n, sink);
+    } else {
+      search_in_halves(b, lo, hi, sink);
+    }
+  }
+}
+
+std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<float>> spectrum,
+                                                const AccelPowerScale& scale) {
+  FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
+                  "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
+  set_device(device_);
+  FASTPSR_CUDA_TRY(cudaMemsetAsync(plane_.get(), 0xFF, plane_bytes_per_spectrum(), compute_.get()));  // NaN
+  Group g;
+  g.count = 1;
+  upload(spectrum.data(), spectrum.size(), {&scale, 1}, g);
+  enqueue_plane(g);
+  const std::int64_t width = p_.rk_end - os_.plane_lo;
+  DeviceBuffer<float> out(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(width));
+  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, os_.plane_cols, p_.numz(),
+                                         os_.plane_lo - os_.plane_base, width, out.get(), compute_.get()));
+  std::vector<float> host(out.size());
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+  return host;
+}
+
+double CudaSearcher::modelled_bytes_per_spectrum() const {
+  const double segment = static_cast<double>(os_.nseg) * os_.fft_points * sizeof(float2);
+  const double value = static_cast<double>(plane_value_bytes());
+  // Spectrum read + segments written, FFT'd in place (read + write) and read once by the
+  // correlation; the power scale written and read once per column.
+  double bytes = static_cast<double>(p_.numbins) * sizeof(float2) + 4.0 * segment +
+                 2.0 * static_cast<double>(os_.plane_cols) * sizeof(float);
+  // The plane written once and read once by the harmonic sums.
+  bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value;
+  bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value;
+  if (s_.path == AccelGpuPath::cufft) {
+    // Per (row, phase): products written, inverse FFT read + write, powers read.
+    bytes += static_cast<double>(p_.numz()) * os_.phases() * 4.0 * segment;
+  }
+  return bytes;
+}
+
+double CudaSearcher::modelled_flops_per_spectrum() const {
+  const double m = os_.fft_points;
+  const double fft = 5.0 * m * std::log2(m);
+  const double transforms = static_cast<double>(os_.nseg) * (1.0 + static_cast<double>(p_.numz()) * os_.phases());
+  const double products = static_cast<double>(os_.nseg) * p_.numz() * os_.phases() * m * 6.0;
+  return transforms * fft + products;
+}
+
+std::string CudaSearcher::describe() const {
+  const bool custom = s_.path == AccelGpuPath::custom;
+  std::string path;
+  if (custom) {
+    path = fmt::format(
+        "custom shared-memory FFT path (radix {}, {} threads, {} registers, {:.1f} KiB shared memory a block, {} "
+        "segment{} a block)",
+        s_.fft_radix, correlate_custom_threads(log2m_, log2r_),
+        correlate_custom_registers(log2m_, log2r_, os_.phases() == 2, format_),
+        static_cast<double>(correlate_custom_smem_bytes(log2m_, log2r_)) / 1024.0, s_.segs_per_block,
+        s_.segs_per_block == 1 ? "" : "s");
+  } else {
+    path = fmt::format("cuFFT path ({} plane rows a batched inverse FFT)", s_.zchunk);
+  }
+  return fmt::format(
+      "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
+      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums {} rk x {} rows a thread, {} stage{}; batch {}; hit "
+      "capacity {} a spectrum; device memory {:.2f} GiB",
+      device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
+      os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
+      p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
+      s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
+      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
+      gib(static_cast<double>(device_bytes_)));
+}
+
+}  // namespace
+
+std::unique_ptr<CudaFdotSearcher> make_cuda_fdot_searcher(const AccelSearchProblem& problem,
+                                                          const AccelSearchOptions& options, int device) {
+  return std::make_unique<CudaSearcher>(problem, options, device);
+}
+
+std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options,
+                                                 int device) {
+  return make_cuda_fdot_searcher(problem, options, device);
+}
+
+}  // namespace fastpsr::cuda

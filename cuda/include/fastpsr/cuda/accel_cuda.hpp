@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// The CUDA acceleration searcher (fastpsr/accel.hpp's FdotSearcher on a GPU). No CUDA types.
+///
+/// Data flow per group of `batch` spectra (DM trials): upload of the spectra and their power-scale
+/// tables (pinned, on a copy stream that overlaps the previous group's search) -> the scale as a
+/// factor per plane column -> overlap-save segments and their forward FFTs (cuFFT, once per
+/// segment, shared by every z) -> correlation with every template, powers times the scale ->
+/// f-fdot plane in device memory (4 bytes, or 2 with plane=f16, per (rk, z)) -> harmonic sums,
+/// thresholds and hit compaction in one kernel -> only the hits come back, range by range to the
+/// AccelHitSink. The spectra are normalised on the host (lib/dsp/accel_spectrum.cpp).
+/// The layout (segments, (z, -z) template pairs, plane columns) is fastpsr/accel_layout.hpp.
+///
+/// --gpu-config keys (AccelSearchOptions::gpu_config; unknown keys and bad values throw
+/// Error(invalid_argument) naming the key; limits are checked against the device):
+///   path=custom|cufft   correlation path (default custom):
+///                       custom: one kernel per (segment group, z pair) multiplies by the
+///                         template, inverse-FFTs in shared memory (Stockham, no reordering),
+///                         takes powers (+ interbinning) and writes only the good outputs;
+///                       cufft: template products, batched cuFFT inverse C2C, power kernel
+///                         (the segments go through device memory: the FDAS paper's baseline).
+///   fft_len=<points>    overlap-save length in the numbetween-spread domain (as the CPU backend
+///                       and benchmarks.md count it: each transform has fft_len/2 points with
+///                       Fourier interpolation, fft_len with interbinning); a power of two with
+///                       transforms of 128 .. 8192 points (custom) or 128 .. 32768 (cufft), at
+///                       least 4 hmax + 4. Default: the cheapest by M log M / good points
+///                       (custom, transforms up to 4096) or 8192 (cufft). Overrides
+///                       AccelSearchOptions::fft_len.
+///   batch=<n>           spectra searched together by search_batch (1 .. 64; default: up to 8
+///                       while their planes stay within 256 MiB, and within a quarter of the
+///                       free device memory).
+///   fft_radix=8|16      custom: points per thread (threads per block = transform / radix).
+///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
+///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
+///                       products).
+///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 256).
+///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 8).
+///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
+///                       one rk always fits). An overflow is never lost: the range is searched
+///                       again in halves until each part fits.
+///   plane=f32|f16       plane storage: f32 (default) or f16 (P/256 as IEEE half: half the plane
+///                       traffic, powers within 2^-11 relative).
+#include <complex>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fastpsr/accel.hpp"
+
+namespace fastpsr::cuda {
+
+enum class AccelGpuPath { custom, cufft };
+enum class AccelPlaneStorage { f32, f16 };
+
+/// --gpu-config as parsed (0 where the device and problem decide).
+struct AccelGpuSettings {
+  AccelGpuPath path = AccelGpuPath::custom;
+  int fft_len = 0;
+  int batch = 0;
+  int fft_radix = 8;
+  int segs_per_block = 2;
+  int zchunk = 0;
+  int hs_threads = 256;
+  int hs_rows = 8;
+  std::int64_t hits = std::int64_t{1} << 20;
+  AccelPlaneStorage plane = AccelPlaneStorage::f32;
+};
+
+/// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).
+/// Throws Error(invalid_argument) naming the key for an unknown key or a bad value.
+AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>& config);
+
+/// Device times (CUDA events) of the last search()/search_batch() call, summed over its spectra.
+struct AccelGpuTimings {
+  int spectra = 0;
+  double upload_ms = 0;        ///< host-to-device copies of the spectra (overlapped in batches)
+  double segments_ms = 0;      ///< segment gather and forward FFTs
+  double correlate_ms = 0;     ///< templates, inverse FFTs, powers: the plane
+  double harmonics_ms = 0;     ///< harmonic sums, thresholds, hit compaction (first pass)
+  double hits_ms = 0;          ///< hit downloads and any overflow re-searches (host clock)
+  double wall_ms = 0;          ///< the whole call (host clock), including delivery to the sinks
+  std::int64_t overflows = 0;  ///< spectra whose hits overflowed the capacity
+};
+
+/// The searcher with its GPU-specific extras (benchmarks, tests).
+class CudaFdotSearcher : public FdotSearcher {
+ public:
+  [[nodiscard]] virtual AccelGpuSettings settings() const = 0;  ///< in effect (auto values resolved)
+  [[nodiscard]] virtual AccelGpuTimings last_timings() const = 0;
+  /// Bytes the plane and segments move in device memory per spectrum (the model behind GB/s).
+  [[nodiscard]] virtual double modelled_bytes_per_spectrum() const = 0;
+  /// FFT work per spectrum, 5 M log2 M flops per transform (forward and inverse), plus 6 per
+  /// template product: the model behind GFLOP/s.
+  [[nodiscard]] virtual double modelled_flops_per_spectrum() const = 0;
+  /// The plane P(rk, zi) of one spectrum with its power scale for rk in
+  /// [sub_rk(rk_begin, 1, numharm), rk_end), row by row ([zi][rk - first rk]), after poisoning the
+  /// device plane with NaN: for tests.
+  virtual std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum,
+                                            const AccelPowerScale& scale) = 0;
+};
+
+/// Makes the searcher on GPU `device`. Throws Error(invalid_argument) for a bad problem or
+/// --gpu-config, Error(resource) when the device lacks memory (the message says what to lower),
+/// Error(device) for a CUDA failure.
+std::unique_ptr<CudaFdotSearcher> make_cuda_fdot_searcher(const AccelSearchProblem& problem,
+                                                          const AccelSearchOptions& options, int device);
+/// The same as an FdotSearcher (the dispatcher's entry, fastpsr/accel_backends.hpp).
+std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options,
+                                                 int device);
+
+/// The device's own ceilings for the benchmark (benchmarks.md "Limits").
+struct Fp32Ceilings {
+  std::string device;
+  double copy_bytes_per_s = 0;  ///< device-to-device copy, bytes read + written per second
+  double fma_per_s = 0;         ///< FP32 fused multiply-adds per second (2 flops each)
+};
+/// Measures them on GPU `device` (about a second).
+Fp32Ceilings measure_fp32_ceilings(int device);
+
+}  // namespace fastpsr::cuda

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Makefile.presto-compat: the PRESTO/SIGPROC-named commands, installed into a folder first in PATH,
+# run a PRESTO-style script unchanged and give exactly what the fastpsr tools give; options the
+# shims cannot honour are refused with their name and status 2.
+set -euo pipefail
+bin=${FASTPSR_BIN:?}
+src=${FASTPSR_SOURCE:?}
+for tool in fake-pulsar dedisp accelsearch header; do
+  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
+done
+command -v make >/dev/null || { echo "skipped: make is not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+make -s -C "$src" -f Makefile.presto-compat install BINDIR="$bin" COMPATDIR="$tmp/compat" >/dev/null
+cd "$tmp"
+export PATH="$tmp/compat:$PATH"
+for c in prepsubband prepdata dedisperse fake accelsearch header; do
+  [ "$(command -v $c)" = "$tmp/compat/$c" ] || fail "$c is not the shim"
+done
+
+# A PRESTO/SIGPROC-style script, as users have them.
+fake -nchans 64 -tsamp 256 -tobs 20 -period 50.3 -dm 30 -snrpeak 3 -nbits 8 -seed 11 > f.fil
+[ "$(header f.fil -nchans)" = 64 ] || fail "header -nchans"
+prepsubband -lodm 28 -dmstep 1 -numdms 5 -nobary -noclip -o ps f.fil
+prepdata -dm 30 -nobary -o pd f.fil
+dedisperse f.fil -d 30 > sig.tim
+dedisperse f.fil -d 30 -nobaseline > signb.tim
+accelsearch -zmax 0 -numharm 4 pd.dat
+
+# The same from the fastpsr tools directly.
+"$bin/dedisp" -q f.fil --dm 28:32:1 -o ref
+"$bin/dedisp" -q f.fil -d 30 --delay-model sigproc --baseline sigproc > ref.tim
+"$bin/dedisp" -q f.fil -d 30 --delay-model sigproc > refnb.tim
+for dm in 28.00 29.00 30.00 31.00 32.00; do
+  cmp -s "ps_DM$dm.dat" "ref_DM$dm.dat" || fail "prepsubband DM $dm differs from dedisp"
+  cmp -s "ps_DM$dm.inf" "ref_DM$dm.inf" || true  # the .inf names its own data file
+  [ -s "ps_DM$dm.inf" ] || fail "no ps_DM$dm.inf"
+done
+[ -s pd.inf ] || fail "prepdata wrote no pd.inf"
+cmp -s pd.dat ps_DM30.00.dat || fail "prepdata -dm 30 differs from prepsubband's DM 30"
+cmp -s sig.tim ref.tim || fail "dedisperse differs from dedisp --baseline sigproc"
+cmp -s signb.tim refnb.tim || fail "dedisperse -nobaseline differs from dedisp"
+cmp -s sig.tim signb.tim && fail "dedisperse's baseline changed nothing"
+# The pulsar (19.88 Hz) is the top candidate.
+f=$(awk 'NR == 4 { gsub(/\(.*/, "", $7); print $7 }' pd_ACCEL_0)
+awk -v f="$f" 'BEGIN { exit !(f > 19.87 && f < 19.89) }' || fail "accelsearch found $f Hz, not 19.88"
+
+# Refusals name the option and exit 2.
+set +e
+prepsubband -lodm 0 -dmstep 1 -numdms 2 -mask x.mask -o m f.fil 2> err.txt
+rc=$?
+set -e
+[ $rc = 2 ] || fail "prepsubband -mask: status $rc"
+grep -q -- "-mask" err.txt || fail "prepsubband -mask: $(cat err.txt)"
+[ ! -e m_DM0.00.dat ] || fail "prepsubband -mask wrote output"
+echo PASS

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: MIT
+// The CUDA acceleration searcher against the double-precision reference (plane and hits) and
+// against the CPU backend (hits and candidates), on fresh random spectra with injected signals.
+//
+// Tolerances (float FFTs against double): plane powers within 2e-4 * max(1, P) (the CPU
+// backend's bound); with plane=f16, 6e-4 * max(1, P) (P/256 stored as half: 2^-11 relative).
+// Hit lists: every hit of one side is a hit of the other with the same (stage, rk, z) and a
+// summed power within the same relative bound, except hits whose power lies within that bound
+// of the threshold (which rounding may put on either side).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "fastpsr/accel.hpp"
+#include "fastpsr/accel_layout.hpp"
+#include "fastpsr/accel_search.hpp"
+#include "fastpsr/accel_templates.hpp"
+#include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/cuda/accel_cuda.hpp"
+#include "fastpsr/error.hpp"
+#include "support/reference_accel.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+namespace {
+
+using Key = std::tuple<int, std::int64_t, int>;  // stage, rk, zi
+using Config = std::map<std::string, std::string>;
+
+struct Signal {
+  double r0;      // fundamental, mid-observation, bins
+  double z0;      // fundamental drift, bins
+  double amp;     // amplitude of the fundamental (noise has unit power)
+  int harmonics;  // harmonic n has amplitude amp / sqrt(n), r = n r0, z = n z0
+};
+
+// Unit-power complex Gaussian noise plus the signals (only bins near each harmonic computed).
+std::vector<std::complex<float>> make_spectrum(std::uint64_t seed, std::int64_t numbins,
+                                               const std::vector<Signal>& signals) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
+  std::vector<std::complex<float>> x(static_cast<std::size_t>(numbins));
+  for (auto& v : x) v = {g(rng), g(rng)};
+  for (const auto& s : signals) {
+    for (int n = 1; n <= s.harmonics; ++n) {
+      const double r = n * s.r0;
+      const double z = n * s.z0;
+      const std::complex<double> amp = std::polar(s.amp / std::sqrt(static_cast<double>(n)), 0.9 * n);
+      const auto reach = static_cast<std::int64_t>(std::fabs(z)) + 40;
+      for (auto k = static_cast<std::int64_t>(r) - reach; k <= static_cast<std::int64_t>(r) + reach; ++k) {
+        if (k < 0 || k >= numbins) continue;
+        x[static_cast<std::size_t>(k)] += std::complex<float>(amp * z_response(static_cast<double>(k) - r, z));
+      }
+    }
+  }
+  return x;
+}
+
+AccelSearchProblem make_problem(std::int64_t numbins, int zmax, int numharm, AccelInterp interp,
+                                std::vector<float> powcut) {
+  AccelSearchProblem p;
+  p.numbins = numbins;
+  p.zmax = zmax;
+  p.numharm = numharm;
+  p.interp = interp;
+  p.rk_begin = 2 * 20 + 1;
+  p.rk_end = 2 * numbins - 3;
+  powcut.resize(static_cast<std::size_t>(p.stages()), powcut.empty() ? 20.0F : powcut.back());
+  p.powcut = std::move(powcut);
+  return p;
+}
+
+// A piecewise-constant power scale like the block-median one: a factor per block of `block`
+// half bins from rk `first` (rk before it take the first factor).
+struct OwnedScale {
+  std::vector<std::int64_t> starts;
+  std::vector<float> factors;
+  [[nodiscard]] AccelPowerScale view() const { return {starts, factors}; }
+};
+OwnedScale random_scale(std::uint64_t seed, std::int64_t first, std::int64_t block, std::int64_t rk_end) {
+  std::mt19937_64 rng(seed ^ 0x5ca1eULL);
+  std::uniform_real_distribution<float> f(0.6F, 1.6F);
+  OwnedScale s;
+  for (std::int64_t rk = first; rk < rk_end; rk += block) {
+    s.starts.push_back(rk);
+    s.factors.push_back(f(rng));
+  }
+  return s;
+}
+
+AccelSearchOptions gpu_options(const Config& config) {
+  AccelSearchOptions o;
+  o.gpu_config = config;
+  return o;
+}
+
+std::string describe(const Config& c) {
+  std::string s;
+  for (const auto& [k, v] : c) s += k + "=" + v + " ";
+  return s;
+}
+
+// Records every range and hit (and checks the ranges are contiguous and increasing).
+class RangeSink final : public AccelHitSink {
+ public:
+  void consume(std::int64_t rk_lo, std::int64_t rk_hi, std::span<const AccelHit> more) override {
+    if (!ranges.empty()) contiguous = contiguous && ranges.back().second == rk_lo;
+    contiguous = contiguous && rk_hi > rk_lo;
+    for (const auto& h : more) in_range = in_range && h.rk >= rk_lo && h.rk < rk_hi;
+    ranges.emplace_back(rk_lo, rk_hi);
+    hits.insert(hits.end(), more.begin(), more.end());
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  std::vector<AccelHit> hits;
+  bool contiguous = true;
+  bool in_range = true;
+};
+
+std::map<Key, float> by_key(const std::vector<AccelHit>& hits) {
+  std::map<Key, float> m;
+  bool unique = true;
+  for (const auto& h : hits) unique = m.emplace(Key{h.stage, h.rk, h.zi}, h.power).second && unique;
+  CHECK_MESSAGE(unique, "a grid point was reported twice");
+  return m;
+}
+
+std::vector<AccelHit> gpu_hits(const AccelSearchProblem& p, const std::vector<std::complex<float>>& x,
+                               const Config& config, const AccelPowerScale& scale = {}) {
+  auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options(config), 0);
+  RangeSink sink;
+  searcher->search(x, scale, sink);
+  CHECK(sink.contiguous);
+  CHECK(sink.in_range);
+  REQUIRE(!sink.ranges.empty());
+  CHECK(sink.ranges.front().first == p.rk_begin);
+  CHECK(sink.ranges.back().second == p.rk_end);
+  return sink.hits;
+}
+
+std::vector<AccelHit> cpu_hits(const AccelSearchProblem& p, const std::vector<std::complex<float>>& x,
+                               const AccelPowerScale& scale = {}) {
+  CollectingHitSink sink;
+  cpu::make_fdot_searcher(p, {})->search(x, scale, sink);
+  return sink.hits;
+}
+
+// Hit lists equal up to float rounding (see the top of the file); returns the matched count.
+int compare_hits(const AccelSearchProblem& p, const std::vector<AccelHit>& got_hits,
+                 const std::vector<AccelHit>& want_hits, float rel) {
+  const auto got = by_key(got_hits);
+  const auto want = by_key(want_hits);
+  auto cut = [&](const Key& k) { return p.powcut[static_cast<std::size_t>(std::get<0>(k))]; };
+  int matched = 0;
+  int bad_power = 0;
+  int missing = 0;
+  int extra = 0;
+  for (const auto& [key, power] : want) {
+    const auto it = got.find(key);
+    if (it == got.end()) {
+      if (power > cut(key) * (1.0F + rel)) {
+        ++missing;
+        if (missing <= 5) {
+          MESSAGE("missing hit stage " << std::get<0>(key) << " rk " << std::get<1>(key) << " zi " << std::get<2>(key)
+                                       << " power " << power << " cut " << cut(key));
+        }
+      }
+      continue;
+    }
+    if (std::fabs(it->second - power) > rel * std::max(1.0F, power)) {
+      ++bad_power;
+      if (bad_power <= 5) MESSAGE("power " << it->second << " vs " << power << " at rk " << std::get<1>(key));
+    }
+    ++matched;
+  }
+  for (const auto& [key, power] : got) {
+    if (want.count(key) == 0 && power > cut(key) * (1.0F + rel)) {
+      ++extra;
+      if (extra <= 5) MESSAGE("extra hit rk " << std::get<1>(key) << " zi " << std::get<2>(key) << " power " << power);
+    }
+  }
+  CHECK(missing == 0);
+  CHECK(extra == 0);
+  CHECK(bad_power == 0);
+  return matched;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "accel cuda: the plane equals the double-precision reference (both paths, Fourier and interbin, power "
+    "scale)") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1200;
+  const auto x = make_spectrum(seed, numbins, {{210.4, 6.3, 5.0, 4}, {333.0, -9.0, 4.0, 2}});
+  for (auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
+    for (int zmax : {0, 4, 20}) {
+      const auto p = make_problem(numbins, zmax, 4, interp, {});
+      const int nb = interp == AccelInterp::fourier ? 2 : 1;
+      int m = 128;
+      while (m < 4 * template_halfwidth(zmax) + 4) m *= 2;
+      const std::int64_t lo = sub_rk(p.rk_begin, 1, p.numharm);
+      const auto width = static_cast<std::size_t>(p.rk_end - lo);
+      // Every other case with a power scale whose blocks start above the plane's first rk.
+      const auto scale = random_scale(seed + static_cast<std::uint64_t>(zmax), lo + 37, 301, p.rk_end);
+      const AccelPowerScale view = zmax == 4 ? AccelPowerScale{} : scale.view();
+      const auto ref = test::reference_plane(x, p, lo, p.rk_end, view);
+      std::vector<Config> configs;
+      for (const char* path : {"custom", "cufft"}) {
+        for (int len : {m * nb, 2 * m * nb, 8 * m * nb}) {
+          configs.push_back({{"path", path}, {"fft_len", std::to_string(len)}});
+        }
+      }
+      configs.push_back({{"path", "custom"}, {"fft_len", std::to_string(2 * m * nb)}, {"fft_radix", "16"}});
+      configs.push_back({{"path", "custom"}, {"segs_per_block", "3"}});
+      configs.push_back({{"path", "custom"}, {"plane", "f16"}});
+      configs.push_back({{"path", "cufft"}, {"plane", "f16"}, {"zchunk", "3"}});
+      for (const auto& config : configs) {
+        CAPTURE(zmax);
+        CAPTURE(static_cast<int>(interp));
+        INFO("gpu-config " << describe(config));
+        auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options(config), 0);
+        const auto plane = searcher->plane_for_test(x, view);
+        REQUIRE(plane.size() == width * static_cast<std::size_t>(p.numz()));
+        const bool f16 = config.count("plane") > 0;
+        const double tol = f16 ? 6e-4 : 2e-4;
+        int unwritten = 0;
+        int bad = 0;
+        double worst = 0.0;
+        for (std::size_t i = 0; i < plane.size(); ++i) {
+          if (!std::isfinite(plane[i])) {
+            ++unwritten;
+            continue;
+          }
+          const double err = std::fabs(static_cast<double>(plane[i]) - ref[i]) / std::max(1.0, ref[i]);
+          worst = std::max(worst, err);
+          if (err > tol) ++bad;
+        }
+        CHECK(unwritten == 0);
+        CHECK(bad == 0);
+        CAPTURE(worst);
+        CHECK(worst < tol);
+      }
+    }
+  }
+}
+
+TEST_CASE("accel cuda: hits equal the double-precision reference on small spectra") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 700;
+  const auto x = make_spectrum(seed, numbins, {{101.3, 2.6, 5.0, 4}});
+  for (auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
+    const auto p = make_problem(numbins, 8, 4, interp, {9.0F, 14.0F, 22.0F});
+    const auto scale = random_scale(seed, 10, 123, p.rk_end);
+    const auto want = test::reference_hits(x, p, scale.view());
+    for (const char* path : {"custom", "cufft"}) {
+      CAPTURE(path);
+      CAPTURE(static_cast<int>(interp));
+      const int matched = compare_hits(p, gpu_hits(p, x, {{"path", path}}, scale.view()), want, 2e-4F);
+      CHECK(matched > 50);
+    }
+  }
+}
+
+TEST_CASE("accel cuda: hits equal the CPU backend's (isolated and accelerated signals, 1 to 32 harmonics)") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 16;
+  // An isolated pulsar, accelerated ones (z != 0 in every harmonic; the first stays within zmax
+  // up to its 32nd harmonic) and a few noise hits at the lowest thresholds.
+  const auto x =
+      make_spectrum(seed, numbins, {{1234.56, 0.0, 8.0, 12}, {1501.3, 1.15, 7.0, 32}, {517.75, -3.1, 10.0, 3}});
+  struct Case {
+    int numharm;
+    AccelInterp interp;
+    Config config;
+  };
+  const std::vector<Case> cases = {
+      {1, AccelInterp::fourier, {{"path", "custom"}}},
+      {2, AccelInterp::interbin, {{"path", "custom"}}},
+      {8, AccelInterp::fourier, {{"path", "custom"}}},
+      {8, AccelInterp::fourier, {{"path", "cufft"}}},
+      {16, AccelInterp::interbin, {{"path", "cufft"}}},
+      {32, AccelInterp::fourier, {{"path", "custom"}, {"hs_rows", "16"}, {"hs_threads", "64"}}},
+      {32, AccelInterp::interbin, {{"path", "custom"}, {"hs_rows", "1"}, {"fft_radix", "16"}}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.numharm);
+    CAPTURE(static_cast<int>(c.interp));
+    INFO("gpu-config " << describe(c.config));
+    // Thresholds that noise passes a few times and the signals many times.
+    const auto p = make_problem(numbins, 40, c.numharm, c.interp, {15.0F, 21.0F, 30.0F, 45.0F, 70.0F, 110.0F});
+    // Block-median-like scale (close to 1, so that the thresholds keep their meaning).
+    const auto scale = random_scale(seed + static_cast<std::uint64_t>(c.numharm), 0, 4000, p.rk_end);
+    const auto want = cpu_hits(p, x, scale.view());
+    const int matched = compare_hits(p, gpu_hits(p, x, c.config, scale.view()), want, 3e-4F);
+    CHECK(matched > 100);
+    // The accelerated pulsar is found at the highest stage, at its r and z.
+    bool accelerated = false;
+    for (const auto& h : want) {
+      const double harmonics = 1 << h.stage;
+      accelerated = accelerated ||
+                    (h.stage == p.stages() - 1 && std::fabs(static_cast<double>(h.rk) / 2 / harmonics - 1501.3) < 1.0 &&
+                     std::fabs(p.z_of(h.zi) / harmonics - 1.15) <= 1.0);
+    }
+    CHECK(accelerated);
+  }
+}
+
+TEST_CASE("accel cuda: search_batch equals search, in groups with a partial last one") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 14;
+  const auto p = make_problem(numbins, 20, 8, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F});
+  std::vector<std::complex<float>> spectra;
+  const std::size_t stride = static_cast<std::size_t>(numbins) + 7;  // not packed, to test the stride
+  std::vector<OwnedScale> owned;
+  std::vector<AccelPowerScale> scales;
+  for (int b = 0; b < 5; ++b)
+    owned.push_back(random_scale(seed + 100 + static_cast<std::uint64_t>(b), 64, 999, p.rk_end));
+  owned[3] = OwnedScale{};  // one without a scale
+  for (const auto& o : owned) scales.push_back(o.view());
+  for (int b = 0; b < 5; ++b) {
+    auto x = make_spectrum(seed + static_cast<std::uint64_t>(b), numbins, {{400.0 + 37.3 * b, 3.0 * b - 5.0, 5.0, 8}});
+    x.resize(stride, {1e30F, 1e30F});  // poison between the spectra
+    spectra.insert(spectra.end(), x.begin(), x.end());
+  }
+  for (const char* path : {"custom", "cufft"}) {
+    CAPTURE(path);
+    auto single = cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", path}, {"batch", "1"}}), 0);
+    auto batched = cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", path}, {"batch", "2"}}), 0);
+    std::vector<RangeSink> sinks(5);
+    std::vector<AccelHitSink*> ptrs;
+    for (auto& s : sinks) ptrs.push_back(&s);
+    batched->search_batch(spectra.data(), stride, scales, ptrs);
+    CHECK(batched->last_timings().spectra == 5);
+    CHECK(batched->last_timings().correlate_ms > 0.0);
+    for (int b = 0; b < 5; ++b) {
+      CAPTURE(b);
+      RangeSink one;
+      single->search({spectra.data() + static_cast<std::size_t>(b) * stride, static_cast<std::size_t>(numbins)},
+                     scales[static_cast<std::size_t>(b)], one);
+      auto& many = sinks[static_cast<std::size_t>(b)];
+      CHECK(many.contiguous);
+      REQUIRE(!many.ranges.empty());
+      CHECK(many.ranges.front().first == p.rk_begin);
+      CHECK(many.ranges.back().second == p.rk_end);
+      const auto a = by_key(one.hits);
+      const auto c = by_key(many.hits);
+      CHECK(a.size() > 10);
+      CHECK(a == c);  // the same kernels on the same data: bit-identical
+    }
+  }
+}
+
+TEST_CASE("accel cuda: a hit overflow is searched again in halves and loses nothing") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 14;
+  const auto x = make_spectrum(seed, numbins, {{700.2, 4.0, 20.0, 16}, {3001.0, -6.0, 15.0, 4}});
+  const auto p = make_problem(numbins, 10, 16, AccelInterp::fourier, {8.0F, 12.0F, 18.0F, 27.0F, 40.0F});
+  const auto full = gpu_hits(p, x, {});
+  REQUIRE(full.size() > 1000);
+  // hits=1 is raised to numz * stages (55): far fewer than the hits, so the range is halved
+  // many times.
+  auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hits", "1"}}), 0);
+  CHECK(searcher->settings().hits == static_cast<std::int64_t>(p.numz() * p.stages()));
+  RangeSink sink;
+  searcher->search(x, {}, sink);
+  CHECK(searcher->last_timings().overflows == 1);
+  CHECK(sink.ranges.size() > 10);
+  CHECK(sink.contiguous);
+  CHECK(sink.in_range);
+  CHECK(sink.ranges.front().first == p.rk_begin);
+  CHECK(sink.ranges.back().second == p.rk_end);
+  CHECK(by_key(sink.hits) == by_key(full));
+}
+
+TEST_CASE("accel cuda: f16 plane storage keeps the hits within its tolerance") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 15;
+  // A very strong signal too: its powers exceed the f16 range below the scaling (65504).
+  const auto x = make_spectrum(seed, numbins, {{1500.3, 5.5, 8.0, 16}, {4000.0, 0.0, 500.0, 2}});
+  const auto p = make_problem(numbins, 30, 16, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F});
+  const auto want = gpu_hits(p, x, {{"plane", "f32"}});
+  const int matched = compare_hits(p, gpu_hits(p, x, {{"plane", "f16"}}), want, 6e-4F);
+  CHECK(matched > 100);
+}
+
+TEST_CASE("accel cuda: the whole search gives the CPU's candidate list") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 17;
+  const double T_s = 2.0 * static_cast<double>(numbins) * 64e-6;
+  auto fft = make_spectrum(seed, numbins, {{5012.4, 0.0, 7.0, 8}, {9876.1, 13.2, 6.5, 8}, {20111.7, -21.0, 8.0, 4}});
+  AccelConfig config;
+  config.zmax = 50;
+  config.numharm = 8;
+  config.sigma = 6.0;
+  config.flo_hz = 5.0;
+  const AccelPlan plan = make_accel_plan(config, numbins, T_s);
+  const PreparedSpectrum spec = prepare_spectrum(std::move(fft), plan, false);
+  AccelCandidateList cpu_list = make_candidate_list(plan, false);
+  cpu::make_fdot_searcher(plan.problem, {})->search(spec.search.bins, spec.power_scale(), cpu_list);
+  AccelCandidateList gpu_list = make_candidate_list(plan, false);
+  cuda::make_fdot_searcher(plan.problem, {}, 0)->search(spec.search.bins, spec.power_scale(), gpu_list);
+  const auto cpu_cands = cpu_list.candidates();
+  const auto gpu_cands = gpu_list.candidates();
+  REQUIRE(cpu_cands.size() >= 3);
+  CHECK(gpu_cands.size() == cpu_cands.size());
+  for (const auto& c : cpu_cands) {
+    const auto it = std::find_if(gpu_cands.begin(), gpu_cands.end(), [&](const AccelCandidate& g) {
+      return g.numharm == c.numharm && std::fabs(g.r - c.r) < 1e-9 && std::fabs(g.z - c.z) <= 0.5;
+    });
+    CAPTURE(c.r);
+    CAPTURE(c.z);
+    CAPTURE(c.numharm);
+    REQUIRE(it != gpu_cands.end());
+    CHECK(std::fabs(it->sigma - c.sigma) <= 0.01F * c.sigma);
+  }
+  // And after sorting, pruning and optimisation (matched by r: near-equal sigmas may sort apart).
+  const auto cpu_result = finish_candidates(plan, cpu_list, spec);
+  const auto gpu_result = finish_candidates(plan, gpu_list, spec);
+  REQUIRE(gpu_result.candidates.size() == cpu_result.candidates.size());
+  for (const auto& c : cpu_result.candidates) {
+    const auto it = std::find_if(gpu_result.candidates.begin(), gpu_result.candidates.end(),
+                                 [&](const auto& g) { return g.numharm == c.numharm && std::fabs(g.r - c.r) < 1e-3; });
+    CAPTURE(c.r);
+    REQUIRE(it != gpu_result.candidates.end());
+    CHECK(std::fabs(it->z - c.z) <= 0.5);
+    CHECK(std::fabs(it->sigma - c.sigma) <= 0.01F * c.sigma);
+  }
+}
+
+TEST_CASE("accel cuda: configurations agree with each other") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 15;
+  const auto x = make_spectrum(seed, numbins, {{987.6, 9.9, 6.0, 16}});
+  const auto p = make_problem(numbins, 50, 16, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F});
+  const auto base = gpu_hits(p, x, {});
+  REQUIRE(base.size() > 100);
+  // The same plane, other harmonic-sum shapes: identical.
+  for (const Config& c : std::vector<Config>{{{"hs_rows", "1"}},
+                                             {{"hs_rows", "16"}, {"hs_threads", "1024"}},
+                                             {{"hs_threads", "32"}, {"segs_per_block", "7"}}}) {
+    INFO("gpu-config " << describe(c));
+    CHECK(by_key(gpu_hits(p, x, c)) == by_key(base));
+  }
+  // Other FFT lengths, radix and path: equal up to rounding.
+  for (const Config& c : std::vector<Config>{{{"fft_len", "1024"}},
+                                             {{"fft_len", "16384"}},
+                                             {{"fft_radix", "16"}},
+                                             {{"path", "cufft"}, {"fft_len", "2048"}},
+                                             {{"path", "cufft"}, {"fft_len", "65536"}}}) {
+    INFO("gpu-config " << describe(c));
+    compare_hits(p, gpu_hits(p, x, c), base, 3e-4F);
+  }
+}
+
+TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the key") {
+  const auto p = make_problem(1 << 14, 200, 8, AccelInterp::fourier, {20.0F});
+  const std::vector<std::pair<Config, const char*>> bad = {
+      {{{"colour", "red"}}, "unknown key 'colour'"},
+      {{{"path", "fast"}}, "path=fast"},
+      {{{"fft_len", "3000"}}, "power of two"},
+      {{{"fft_len", "512"}}, "too short for zmax 200"},
+      {{{"fft_len", "32768"}}, "custom path transforms 128 to 8192"},
+      {{{"path", "cufft"}, {"fft_len", "131072"}}, "cufft path transforms 128 to 32768"},
+      {{{"fft_len", "many"}}, "fft_len=many: not an integer"},
+      {{{"fft_radix", "4"}}, "fft_radix=4: must be one of 8, 16"},
+      {{{"batch", "0"}}, "batch=0: must be between 1 and 64"},
+      {{{"segs_per_block", "0"}}, "segs_per_block=0"},
+      {{{"zchunk", "-2"}}, "zchunk=-2"},
+      {{{"hs_threads", "100"}}, "hs_threads=100: must be a multiple of 32"},
+      {{{"hs_threads", "2048"}}, "hs_threads=2048"},
+      {{{"hs_rows", "3"}}, "hs_rows=3: must be one of 1, 2, 4, 8, 16"},
+      {{{"hits", "0"}}, "hits=0"},
+      {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
+  };
+  for (const auto& [config, message] : bad) {
+    INFO("gpu-config " << describe(config));
+    try {
+      (void)cuda::make_cuda_fdot_searcher(p, gpu_options(config), 0);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_MESSAGE(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  }
+  CHECK_THROWS_AS(cuda::make_cuda_fdot_searcher(p, {}, 99), Error);  // no such GPU
+}
+
+TEST_CASE("accel cuda: describe() and memory say what runs") {
+  const auto p = make_problem(1 << 16, 100, 16, AccelInterp::fourier, {20.0F});
+  auto custom = cuda::make_cuda_fdot_searcher(p, {}, 0);
+  const auto text = custom->describe();
+  MESSAGE(text);
+  CHECK(text.find("custom shared-memory FFT path") != std::string::npos);
+  CHECK(text.find("101 z in 51 template pairs") != std::string::npos);
+  CHECK(custom->device_bytes() > static_cast<std::size_t>(101) * 2 * (1 << 16) * 4);
+  CHECK(custom->host_bytes() > 0);
+  CHECK(custom->settings().fft_len > 0);
+  CHECK(custom->settings().batch >= 1);
+  auto cufft = cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", "cufft"}}), 0);
+  CHECK(cufft->describe().find("cuFFT path") != std::string::npos);
+  CHECK(cufft->modelled_bytes_per_spectrum() > custom->modelled_bytes_per_spectrum());
+}

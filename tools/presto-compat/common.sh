@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: MIT
+# Shared by the PRESTO/SIGPROC compatibility shims (Makefile.presto-compat): where fastpsr's tools
+# are, and how a shim refuses an option fastpsr does not implement (loudly, never silently).
+# FASTPSR_BINDIR overrides the directory fixed at install time.
+fastpsr_bindir=${FASTPSR_BINDIR:-@BINDIR@}
+shim=$(basename "$0")
+unsupported() {
+  echo "$shim (fastpsr): error: option $1 is not supported by the fastpsr shim ($2)" >&2
+  exit 2
+}
