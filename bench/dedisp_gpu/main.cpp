@@ -8,6 +8,7 @@
 //
 //   bench/dedisp_gpu                      # everything (about a minute or two)
 //   bench/dedisp_gpu --setups apertif --sweep quick
+//   bench/dedisp_gpu --setups apertif --gpu-config subband=8 --sweep subband
 //   bench/dedisp_gpu --gpu-config threads_time=128,items_dm=8 --sweep none
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -96,8 +97,8 @@ int main(int argc, char** argv) {
                  "comma-separated setups: apertif-512, apertif, apertif-4096, lofar, "
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
-  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full")
-      ->check(CLI::IsMember({"none", "quick", "full"}));
+  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband")
+      ->check(CLI::IsMember({"none", "quick", "full", "subband"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
   app.add_option("--device", device, "GPU ordinal");
@@ -211,7 +212,27 @@ int main(int argc, char** argv) {
       const std::vector<int> st = full ? std::vector<int>{2, 3} : std::vector<int>{2};
       const std::vector<int> mad = {0, 1};
       std::vector<std::map<std::string, std::string> > configs;
-      for (int a : tt) {
+      if (sweep == "subband") {
+        // The subband kernel: units of G channels, its compiled tiles, 1, 2 or 4 units per stage.
+        for (int G : {4, 8, 16}) {
+          for (int a : {32, 64}) {
+            for (int b : {4, 8}) {
+              if (a * b > 256) continue;
+              for (auto [c, e] : {std::pair{2, 4}, {4, 4}, {2, 8}, {4, 8}}) {
+                for (int units : {1, 2, 4}) {
+                  configs.push_back({{"subband", std::to_string(G)},
+                                     {"threads_time", std::to_string(a)},
+                                     {"threads_dm", std::to_string(b)},
+                                     {"items_time", std::to_string(c)},
+                                     {"items_dm", std::to_string(e)},
+                                     {"chans_per_stage", std::to_string(units * G)}});
+                }
+              }
+            }
+          }
+        }
+      }
+      for (int a : sweep == "subband" ? std::vector<int>{} : tt) {
         for (int b : td) {
           if (a * b > props.max_threads_per_block) continue;
           for (int c : it) {
@@ -219,7 +240,8 @@ int main(int argc, char** argv) {
               for (int f : cs) {
                 for (int g : st) {
                   for (int h : mad) {
-                    configs.push_back({{"threads_time", std::to_string(a)},
+                    configs.push_back({{"subband", "0"},
+                                       {"threads_time", std::to_string(a)},
                                        {"threads_dm", std::to_string(b)},
                                        {"items_time", std::to_string(c)},
                                        {"items_dm", std::to_string(e)},

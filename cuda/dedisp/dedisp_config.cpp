@@ -27,6 +27,9 @@ constexpr KeyInfo kKeys[] = {
     {"lanes", 0, 4, "samples per 32-bit word: 4 (8-bit values), 2 (16-bit), 1; 0 = automatic"},
     {"flush_chans", 0, 65535, "channels summed in a 16-bit lane before it is flushed; 0 = its capacity"},
     {"mad_hi", 0, 1, "lanes=4: sum the odd bytes with IMAD.HI (1) instead of PRMT (0)"},
+    {"subband", 0, 16,
+     "0: the staged kernel (default); 4, 8 or 16: the subband kernel (lanes=4, slower on an H100 so far) "
+     "with units of that many channels, chans_per_stage a multiple of it"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},
     {"pipeline", 2, 4, "gulps in flight (upload / compute / download overlap)"},
     {"max_device_mb", 0, 1 << 24, "device memory budget in MiB; 0 = what is free"},
@@ -92,6 +95,9 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
       c.flush_chans = static_cast<int>(v);
     } else if (key == "mad_hi") {
       c.mad_hi = v == 1;
+    } else if (key == "subband") {
+      if (!one_of(v, {0, 4, 8, 16})) bad("must be 0 (the staged kernel) or 4, 8, 16 channels per unit");
+      c.shape.subband = static_cast<int>(v);
     } else if (key == "gulp") {
       c.gulp = static_cast<std::size_t>(v);
     } else if (key == "pipeline") {
@@ -107,9 +113,9 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
 std::string to_gpu_config_string(const DedispGpuConfig& c) {
   return fmt::format(
       "threads_time={},threads_dm={},items_time={},items_dm={},chans_per_stage={},stages={},lanes={},flush_chans={},"
-      "mad_hi={},gulp={},pipeline={}{}",
+      "mad_hi={},subband={},gulp={},pipeline={}{}",
       c.shape.threads_time, c.shape.threads_dm, c.shape.items_time, c.shape.items_dm, c.shape.chans_per_stage,
-      c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.gulp, c.pipeline,
+      c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.shape.subband, c.gulp, c.pipeline,
       c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "dedisp/dedisp_subband.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
 
@@ -16,6 +17,7 @@ std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m;
 
 cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared, cudaStream_t stream,
                      KernelAttributes* a) {
+  if (s.subband != 0) return dedisp_subband_op(op, s, p, shared, stream, a);
   if (s.is_float) return dedisp_float_op(op, s, p, shared, stream, a);
   switch (s.lanes) {
     case 4:
@@ -33,6 +35,16 @@ cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, 
 std::size_t dedisp_shared_bytes(const KernelShape& s, int row_pitch, int record_ints) {
   return static_cast<std::size_t>(s.stages) * static_cast<std::size_t>(s.chans_per_stage) *
          static_cast<std::size_t>(row_pitch + record_ints) * sizeof(std::uint32_t);
+}
+
+std::size_t subband_shared_bytes(const KernelShape& s, int units_per_stage, int row_pitch, int record_ints,
+                                 int y_pitch) {
+  const auto U = static_cast<std::size_t>(units_per_stage);
+  const std::size_t stage = U * static_cast<std::size_t>(s.subband) * static_cast<std::size_t>(row_pitch) +
+                            U * static_cast<std::size_t>(record_ints);
+  return (static_cast<std::size_t>(s.stages) * stage + U * 2 * static_cast<std::size_t>(y_pitch) +
+          static_cast<std::size_t>(row_pitch)) *
+         sizeof(std::uint32_t);
 }
 
 cudaError_t dedisp_kernel_attributes(const KernelShape& s, KernelAttributes* out) {
@@ -75,6 +87,12 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
   if (slots <= 0) slots = cfg_.pipeline;
 
   resolve_lanes();
+  if (cfg_.shape.subband != 0 && (cfg_.shape.lanes != 4 || cfg_.shape.is_float || cfg_.mad_hi)) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config subband={}: the subband kernel sums 8-bit values four to a word (lanes=4, "
+                            "mad_hi=0); this input and configuration use lanes={}{}",
+                            cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
+  }
   choose_shape();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
   choose_gulp(requested, slots);
@@ -164,6 +182,10 @@ void DedispEngine::resolve_lanes() {
 }
 
 void DedispEngine::choose_shape() {
+  if (cfg_.shape.subband != 0) {
+    choose_subband_shape();
+    return;
+  }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
   const auto records_for = [&](int dms) {
@@ -236,6 +258,73 @@ void DedispEngine::choose_shape() {
         ErrorCode::invalid_argument,
         fmt::format("--gpu-config: the kernel for items_time={} items_dm={} uses {} registers per thread, so a "
                     "block may have at most {} threads, not {} x {}",
+                    s.items_time, s.items_dm, attrs_.registers, attrs_.max_threads, s.threads_time, s.threads_dm));
+  }
+}
+
+void DedispEngine::choose_subband_shape() {
+  KernelShape& s = cfg_.shape;
+  const int G = s.subband;
+  const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
+  if (!subband_compiled(s)) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config subband={}: the subband kernel is compiled for items_time 2 or 4 and items_dm "
+                    "4 or 8, not items_time={} items_dm={}",
+                    G, s.items_time, s.items_dm));
+  }
+  if (s.threads() > props_.max_threads_per_block) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config threads_time x threads_dm = {} x {}: more than the {} threads a block may have",
+                    s.threads_time, s.threads_dm, props_.max_threads_per_block));
+  }
+  if (cfg_.flush_chans < G) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config flush_chans={}: the subband kernel adds {} channels at once (subband={})",
+                            cfg_.flush_chans, G, G));
+  }
+  if (given("chans_per_stage") && s.chans_per_stage % G != 0) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config chans_per_stage={}: with subband={} it must be a multiple of {}",
+                            s.chans_per_stage, G, G));
+  }
+  int units_per_stage = std::max(1, s.chans_per_stage / G);
+  subband::UnitRecords ur = subband::make_unit_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_,
+                                                       s.dms_per_block(), G, s.tile_words());
+  const int row_pitch = tiling::row_pitch_words(s.tile_words(), ur.max_span);
+  auto bytes = [&] { return subband_shared_bytes(s, units_per_stage, row_pitch, ur.record, ur.y_pitch); };
+  while (!given("chans_per_stage") && units_per_stage > 1 && bytes() > props_.shared_per_block_optin) {
+    units_per_stage /= 2;
+  }
+  if (bytes() > props_.shared_per_block_optin) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config subband={}: {:.1f} KiB of shared memory needed ({} patterns at most per unit, "
+                    "{} Y positions), GPU {} allows {:.1f} KiB: lower subband, chans_per_stage, stages, "
+                    "threads_dm, items_dm or threads_time",
+                    G, static_cast<double>(bytes()) / 1024.0, ur.max_patterns, ur.y_pitch, device_,
+                    static_cast<double>(props_.shared_per_block_optin) / 1024.0));
+  }
+  s.chans_per_stage = units_per_stage * G;
+  shared_bytes_ = bytes();
+  row_pitch_ = row_pitch;
+  units_ = ur.units;
+  y_pitch_ = ur.y_pitch;
+  dm_entry_ = subband::dm_entry(G, ur.max_patterns);
+  mean_patterns_ = ur.mean_patterns;
+  max_span_ = ur.max_span;
+  dm_blocks_ = ur.blocks;
+  records_.ints = std::move(ur.ints);
+  records_.record = ur.record;
+  records_.max_span = ur.max_span;
+  records_.blocks = ur.blocks;
+  FASTPSR_CUDA_TRY(dedisp_kernel_attributes(s, &attrs_));
+  if (attrs_.max_threads < s.threads()) {
+    throw Error(
+        ErrorCode::invalid_argument,
+        fmt::format("--gpu-config: the subband kernel for items_time={} items_dm={} uses {} registers per "
+                    "thread, so a block may have at most {} threads, not {} x {}",
                     s.items_time, s.items_dm, attrs_.registers, attrs_.max_threads, s.threads_time, s.threads_dm));
   }
 }
@@ -342,6 +431,10 @@ GulpWork DedispEngine::plan_gulp(std::int64_t n_new, std::int64_t n_zero, int in
   k.row_pitch = row_pitch_;
   k.chans_per_stage = s.chans_per_stage;
   k.stages = s.stages;
+  k.units = units_;
+  k.units_per_stage = s.subband != 0 ? s.chans_per_stage / s.subband : 1;
+  k.y_pitch = y_pitch_;
+  k.dm_entry = dm_entry_;
   return w;
 }
 
@@ -361,7 +454,9 @@ void DedispEngine::advance(const GulpWork& w) {
 
 std::string DedispEngine::describe() const {
   const KernelShape& s = cfg_.shape;
-  const char* mode = s.is_float     ? "float32 sums (flushed into double)"
+  const char* mode = s.subband != 0 ? "subband: units of channels summed once per pattern, then per DM; 4 x 8-bit "
+                                      "per word, 16-bit lanes"
+                     : s.is_float   ? "float32 sums (flushed into double)"
                      : s.lanes == 4 ? (s.mad_hi ? "4 x 8-bit per word, 16-bit lanes, odd bytes by IMAD.HI"
                                                 : "4 x 8-bit per word, 16-bit lanes, odd bytes by PRMT")
                      : s.lanes == 2 ? "2 x 16-bit per word, 16-bit lanes"
@@ -370,7 +465,7 @@ std::string DedispEngine::describe() const {
       "CUDA dedisperser on GPU {}: {} (sm_{}{}, {} SMs)\n"
       "  kernel: {}; flush every {} channels; block {}x{} threads, {} time x {} DM items per thread -> {} samples "
       "x {} DMs per block; {} channels per stage x {} stages, {:.1f} KiB shared, {} registers{}\n"
-      "  data: {} of {} channels kept, {} DMs in {} blocks, max delay {} samples, max span in a block {}\n"
+      "  data: {} of {} channels kept, {} DMs in {} blocks, max delay {} samples, max span in a block {}{}\n"
       "  streaming: gulp {} input samples{} (downsample {}), {} slots, 3 streams; device memory {:.1f} MiB\n"
       "  gpu-config: {}",
       device_, props_.name, props_.sm_major, props_.sm_minor, props_.multiprocessors, mode,
@@ -379,6 +474,9 @@ std::string DedispEngine::describe() const {
       static_cast<double>(shared_bytes_) / 1024.0, attrs_.registers,
       attrs_.local_bytes ? fmt::format(", {} bytes local (spills)", attrs_.local_bytes) : std::string(), kept_.size(),
       plan_.nchans(), plan_.ndms(), dm_blocks_, plan_.max_delay, max_span_,
+      s.subband != 0 ? fmt::format("; {} units, {:.1f} patterns per unit and block on average, Y pitch {}", units_,
+                                   mean_patterns_, y_pitch_)
+                     : std::string(),
       gulp_ds_ * static_cast<std::size_t>(plan_.downsample()), shrink_note_, plan_.downsample(), in_.size(),
       static_cast<double>(device_bytes_) / static_cast<double>(kMiB), to_gpu_config_string(cfg_));
 }

@@ -68,6 +68,7 @@ class DedispEngine {
  private:
   void resolve_lanes();
   void choose_shape();
+  void choose_subband_shape();
   void choose_gulp(std::size_t requested_in, int slots);
   [[nodiscard]] std::size_t bytes_for(std::size_t gulp_ds, int slots) const;
 
@@ -83,6 +84,10 @@ class DedispEngine {
   int max_span_ = 0;
   int dm_blocks_ = 0;
   int row_pitch_ = 0;
+  int units_ = 0;  // the subband kernel's units, Y pitch and DM-offset entry
+  int y_pitch_ = 0;
+  int dm_entry_ = 0;
+  double mean_patterns_ = 0.0;
   std::size_t shared_bytes_ = 0;
   KernelAttributes attrs_;
   std::size_t gulp_ds_ = 0;

@@ -21,6 +21,7 @@ struct KernelShape {
   int items_dm = 4;          ///< DMs per thread (instantiated: 1, 2, 4, 8)
   int chans_per_stage = 16;  ///< channel rows staged in shared memory per step
   int stages = 2;            ///< shared-memory stages (1: no overlap, 2: double buffering, 3)
+  int subband = 0;           ///< 0: the staged kernel; G > 0: the subband kernel, G channels per unit
   [[nodiscard]] int tile_words() const noexcept { return threads_time * items_time; }
   [[nodiscard]] int dms_per_block() const noexcept { return threads_dm * items_dm; }
   [[nodiscard]] int threads() const noexcept { return threads_time * threads_dm; }
@@ -48,10 +49,22 @@ struct DedispKernelParams {
   int chans_per_stage = 1;
   int stages = 2;
   std::uint32_t hi_multiplier = 1U << 24;  ///< Lanes4Mad's 2^24, unknown to the compiler
+  // The subband kernel only (dedisp_subband.hpp): records are per (DM block, unit) there.
+  int units = 0;            ///< units of `subband` kept channels (the last may have fewer)
+  int units_per_stage = 1;  ///< units staged per step
+  int y_pitch = 0;          ///< Y positions (8-byte pairs) per unit in shared memory
+  int dm_entry = 0;         ///< record index of the DM offsets
 };
 
 /// Dynamic shared memory of the dedispersion kernel, bytes.
 std::size_t dedisp_shared_bytes(const KernelShape& s, int row_pitch, int record_ints);
+
+/// Dynamic shared memory of the subband kernel, bytes: `stages` x (units_per_stage x G rows and
+/// records) plus units_per_stage Y regions of y_pitch pairs and one zero row.
+std::size_t subband_shared_bytes(const KernelShape& s, int units_per_stage, int row_pitch, int record_ints,
+                                 int y_pitch);
+/// Whether the subband kernel is compiled for `s` (G 4, 8, 16; items_time 2, 4; items_dm 4, 8; lanes 4, PRMT).
+bool subband_compiled(const KernelShape& s);
 
 /// Registers and the largest block the compiled kernel of `s` allows.
 struct KernelAttributes {
@@ -75,6 +88,8 @@ cudaError_t dedisp_lanes2_op(int op, const KernelShape& s, const DedispKernelPar
                              cudaStream_t stream, KernelAttributes* attrs);
 cudaError_t dedisp_lanes1_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                              cudaStream_t stream, KernelAttributes* attrs);
+cudaError_t dedisp_subband_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                              cudaStream_t stream, KernelAttributes* attrs);
 cudaError_t dedisp_float_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                             cudaStream_t stream, KernelAttributes* attrs);
 

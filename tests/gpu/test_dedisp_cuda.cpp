@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The CUDA dedisperser against the double-precision reference: bit-exact for integer input
 // (1, 2, 4, 8 unsigned and signed, 16 bits), <= 1e-6 relative to the sum of |terms| for float
-// input; many shapes, every compiled kernel variant, streaming with any gulp and pipeline depth,
-// the memory-shrink path and bad configurations. Fresh random data each run (seed shown).
+// input; many shapes, every compiled kernel variant (staged and subband), streaming with any gulp
+// and pipeline depth, the memory-shrink path and bad configurations. Fresh random data each run
+// (seed shown).
 #include <doctest/doctest.h>
 
 #include <map>
@@ -197,7 +198,8 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
   for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
     for (int t : {1, 2, 4}) {
       for (int md : {1, 2, 4, 8}) {
-        Config cfg = {{"items_time", std::to_string(t)},
+        Config cfg = {{"subband", "0"},  // the staged kernel (the subband kernel is tested below)
+                      {"items_time", std::to_string(t)},
                       {"items_dm", std::to_string(md)},
                       {"threads_time", std::to_string(32 * (1 + i % 2))},
                       {"threads_dm", std::to_string(1 + i % 3)},
@@ -217,6 +219,81 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
   }
 }
 
+TEST_CASE("cuda dedisp: the subband kernel, every compiled variant, shapes, streaming") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 37;  // a short last unit for every G
+  c.dms = test::dm_range(21, 25.0);
+  const DedispPlan p8 = test::make_case_plan(c);
+  const std::size_t nin = 3 * static_cast<std::size_t>(p8.max_delay) + 900;
+  int i = 0;
+  for (int G : {4, 8, 16}) {
+    for (int t : {2, 4}) {
+      for (int md : {4, 8}) {
+        Config cfg = {{"subband", std::to_string(G)},
+                      {"items_time", std::to_string(t)},
+                      {"items_dm", std::to_string(md)},
+                      {"threads_time", std::to_string(32 * (1 + i % 2))},
+                      {"threads_dm", std::to_string(1 + i % 3)},
+                      {"stages", std::to_string(1 + i % 3)}};
+        // One or two units per stage, or as many as shared memory allows (automatic).
+        if (i % 3 != 2) cfg["chans_per_stage"] = std::to_string(G * (1 + i % 3));
+        check_case(p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i), i % 2 == 0);
+        ++i;
+      }
+    }
+  }
+  // Three units of 16 channels per stage in three stages need more shared memory than a block has
+  // (341.7 KiB here): refused with a message, not shrunk, since chans_per_stage was given.
+  expect_error(p8,
+               {{"subband", "16"},
+                {"items_time", "4"},
+                {"items_dm", "8"},
+                {"threads_time", "64"},
+                {"threads_dm", "3"},
+                {"stages", "3"},
+                {"chans_per_stage", "48"}},
+               ErrorCode::invalid_argument);
+  // Close DMs over a wide band, many patterns shared (the regime the kernel is for), signed
+  // input with masked channels, low bit depths and downsampling.
+  test::DedispCase w;
+  w.nchans = 256;
+  w.tsamp_s = 50e-6;
+  w.fch1_mhz = 1720.0;
+  w.foff_mhz = -300.0 / 256;
+  w.dms = test::dm_range(200, 0.25);
+  const DedispPlan wide = test::make_case_plan(w);
+  for (int G : {4, 8, 16}) {
+    check_case(wide, 4 * static_cast<std::size_t>(wide.max_delay) + 3000, 1500, {{"subband", std::to_string(G)}},
+               seed + 100 + static_cast<std::uint64_t>(G), G == 8);
+  }
+  w.is_signed = true;
+  w.keep.assign(256, 1);
+  for (int k = 0; k < 256; k += 7) w.keep[static_cast<std::size_t>(k)] = 0;
+  const DedispPlan wide_signed = test::make_case_plan(w);
+  check_case(wide_signed, 3 * static_cast<std::size_t>(wide.max_delay) + 1000, 777, {{"subband", "8"}}, seed + 200);
+  c.nchans = 40;  // whole bytes per sample at 1 bit
+  for (int nbits : {1, 2, 4}) {
+    for (int D : {1, 3}) {
+      c.nbits = nbits;
+      c.downsample = D;
+      const DedispPlan p = test::make_case_plan(c);
+      check_case(p, 3 * static_cast<std::size_t>(p.max_delay) * D + 500, 400, {{"subband", "4"}},
+                 seed + 300 + static_cast<std::uint64_t>(10 * nbits + D));
+    }
+  }
+  // Extreme values: lane flushes at the smallest allowed count (G) and at capacity.
+  test::DedispCase f;
+  f.nchans = 1000;
+  f.foff_mhz = -0.5;
+  f.dms = test::dm_range(8, 2.0);
+  const DedispPlan pf = test::make_case_plan(f);
+  for (const char* flush : {"8", "9", "257"}) {
+    check_case(pf, 2 * static_cast<std::size_t>(pf.max_delay) + 300, 250, {{"subband", "8"}, {"flush_chans", flush}},
+               seed + 400, true);
+  }
+}
+
 TEST_CASE("cuda dedisp: lane flushes at and below capacity with extreme 8-bit data") {
   const std::uint64_t seed = test::fresh_seed();
   test::DedispCase c;
@@ -227,6 +304,7 @@ TEST_CASE("cuda dedisp: lane flushes at and below capacity with extreme 8-bit da
   const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) + 300;
   for (const char* flush : {"1", "2", "3", "256", "257"}) {
     check_case(plan, nin, 250, {{"flush_chans", flush}}, seed, true);
+    check_case(plan, nin, 250, {{"flush_chans", flush}, {"subband", "0"}}, seed + 3, true);
     check_case(plan, nin, 250, {{"flush_chans", flush}, {"lanes", "2"}}, seed + 1, true);
     check_case(plan, nin, 250, {{"flush_chans", flush}, {"mad_hi", "1"}}, seed + 2, true);
   }
@@ -269,20 +347,27 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
   c.nchans = 16;
   c.dms = test::dm_range(4, 10.0);
   const DedispPlan p8 = test::make_case_plan(c);
-  for (const Config& bad :
-       std::vector<Config>{{{"no_such_key", "1"}},
-                           {{"threads_time", "abc"}},
-                           {{"threads_time", "33"}},
-                           {{"threads_time", "2048"}},
-                           {{"threads_time", "1024"}, {"threads_dm", "2"}},
-                           {{"items_dm", "3"}},
-                           {{"items_time", "8"}},
-                           {{"stages", "0"}},
-                           {{"pipeline", "9"}},
-                           {{"lanes", "3"}},
-                           {{"flush_chans", "258"}},
-                           {{"chans_per_stage", "-1"}},
-                           {{"chans_per_stage", "256"}, {"stages", "3"}, {"threads_time", "1024"}}}) {
+  for (const Config& bad : std::vector<Config>{{{"no_such_key", "1"}},
+                                               {{"threads_time", "abc"}},
+                                               {{"threads_time", "33"}},
+                                               {{"threads_time", "2048"}},
+                                               {{"threads_time", "1024"}, {"threads_dm", "2"}},
+                                               {{"items_dm", "3"}},
+                                               {{"items_time", "8"}},
+                                               {{"stages", "0"}},
+                                               {{"pipeline", "9"}},
+                                               {{"lanes", "3"}},
+                                               {{"flush_chans", "258"}},
+                                               {{"chans_per_stage", "-1"}},
+                                               {{"chans_per_stage", "256"}, {"stages", "3"}, {"threads_time", "1024"}},
+                                               {{"subband", "3"}},
+                                               {{"subband", "8"}, {"items_dm", "2"}},
+                                               {{"subband", "8"}, {"items_time", "1"}},
+                                               {{"subband", "8"}, {"chans_per_stage", "12"}},
+                                               {{"subband", "8"}, {"flush_chans", "7"}},
+                                               {{"subband", "8"}, {"mad_hi", "1"}},
+                                               {{"subband", "8"}, {"lanes", "2"}},
+                                               {{"subband", "4"}, {"threads_time", "512"}, {"threads_dm", "1"}}}) {
     expect_error(p8, bad, ErrorCode::invalid_argument);
   }
   c.nbits = 16;
@@ -291,6 +376,7 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
   expect_error(p16, {{"mad_hi", "1"}}, ErrorCode::invalid_argument);
   expect_error(p8, {{"mad_hi", "2"}}, ErrorCode::invalid_argument);
   expect_error(p16, {{"lanes", "1"}, {"flush_chans", "5"}}, ErrorCode::invalid_argument);
+  expect_error(p16, {{"subband", "8"}}, ErrorCode::invalid_argument);
   c.nbits = 32;
   expect_error(test::make_case_plan(c), {{"lanes", "2"}}, ErrorCode::invalid_argument);
   // 16-bit sums of 1024 channels downsampled by 128 can pass 2^32.
@@ -332,4 +418,11 @@ TEST_CASE("cuda dedisp: describe() names the configuration and the sizes") {
   CHECK(d->device_bytes() > 0);
   CHECK(d->host_bytes() > 0);
   CHECK(d->gulp_samples() == 4096);
+  // The staged kernel unless the subband kernel is asked for.
+  CHECK(text.find("subband=0") != std::string::npos);
+  opt.gpu_config["subband"] = "4";
+  const std::string sub = cuda::make_dedisperser(test::make_case_plan(c), opt, 0)->describe();
+  CAPTURE(sub);
+  CHECK(sub.find("subband=4") != std::string::npos);
+  CHECK(sub.find("patterns per unit") != std::string::npos);
 }

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
+#include "dedisp/dedisp_subband.hpp"
 #include "dedisp/dedisp_tiling.hpp"
 #include "fastpsr/bitpack.hpp"
 #include "support/dedisp_gpu_cases.hpp"
@@ -18,6 +20,7 @@
 
 using namespace fastpsr;
 namespace tl = fastpsr::cuda::tiling;
+namespace sb = fastpsr::cuda::subband;
 
 namespace {
 
@@ -29,7 +32,8 @@ struct EmuShape {
   int items_time = 2;
   int items_dm = 2;
   int chans_per_stage = 3;
-  int flush = 0;  // 0 = capacity
+  int flush = 0;    // 0 = capacity
+  int subband = 0;  // G > 0: the subband kernel (Lanes4), units of G channels
 };
 
 // x_D of the new input samples [0, n) of kept channel `chan`, as the prep kernel computes them.
@@ -130,9 +134,25 @@ struct Emulator {
       for (int lane = 0; lane < P::kLanes; ++lane) word |= g[w * P::kLanes + lane] << (lane * (32 / P::kLanes));
       gw[w] = word;
     }
+    const std::int64_t tiles = (q + tile - 1) / tile;
+    if constexpr (std::is_same_v<P, tl::Lanes4>) {
+      if (sh.subband != 0) {
+        switch (sh.subband) {
+          case 4:
+            subband_tiles<4>(gw, row_words, q, nout, tiles, out, writes);
+            break;
+          case 8:
+            subband_tiles<8>(gw, row_words, q, nout, tiles, out, writes);
+            break;
+          default:
+            subband_tiles<16>(gw, row_words, q, nout, tiles, out, writes);
+        }
+        REQUIRE(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
+        return out;
+      }
+    }
     const int cs = sh.chans_per_stage;
     const int nchunks = static_cast<int>((nk + static_cast<std::size_t>(cs) - 1) / cs);
-    const std::int64_t tiles = (q + tile - 1) / tile;
     const int nthreads = sh.threads_time * sh.threads_dm;
     std::vector<std::uint32_t> sdata(static_cast<std::size_t>(cs * row_pitch));
     std::vector<std::int32_t> srec(static_cast<std::size_t>(cs * rec.record));
@@ -203,6 +223,118 @@ struct Emulator {
     REQUIRE(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
     return out;
   }
+
+  // The subband kernel over every (time tile, DM block) of a gulp: staging with poison past each
+  // copied window, phase A into a poisoned Y buffer, phase B per thread, as the kernel does.
+  template <int G>
+  void subband_tiles(const std::vector<std::uint32_t>& gw, std::int64_t row_words, std::int64_t q, std::int64_t nout,
+                     std::int64_t tiles, std::vector<float>& out, std::vector<int>& writes) {
+    const int tile = sh.threads_time * T;
+    const int dms_per_block = sh.threads_dm * MD;
+    const sb::UnitRecords ur =
+        sb::make_unit_records(plan.delays, plan.ndms(), plan.nchans(), kept, dms_per_block, G, tile);
+    const int nkept = static_cast<int>(kept.size());
+    REQUIRE(ur.units == (nkept + G - 1) / G);
+    const int pitch = tl::row_pitch_words(tile, ur.max_span);
+    const int U = std::max(1, sh.chans_per_stage / G);
+    const int dm_entry = sb::dm_entry(G, ur.max_patterns);
+    REQUIRE(dm_entry % 4 == 0);
+    REQUIRE(ur.record % 4 == 0);
+    const auto n_out = static_cast<std::size_t>(nout);
+    std::vector<std::uint32_t> rows(static_cast<std::size_t>(U * G * pitch));
+    std::vector<std::int32_t> srec(static_cast<std::size_t>(U * ur.record));
+    std::vector<std::uint32_t> ybuf(static_cast<std::size_t>(U) * 2 * static_cast<std::size_t>(ur.y_pitch));
+    const std::vector<std::uint32_t> zero_row(static_cast<std::size_t>(pitch), 0);
+    const int nthreads = sh.threads_time * sh.threads_dm;
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::int64_t u0 = t * tile;
+      for (int b = 0; b < ur.blocks; ++b) {
+        std::vector<sb::ThreadTile<T, MD>> acc(static_cast<std::size_t>(nthreads));
+        for (int first = 0; first < ur.units; first += U) {
+          const int nu = std::min(U, ur.units - first);
+          for (auto& w : rows) w = static_cast<std::uint32_t>(poison());
+          for (auto& w : ybuf) w = static_cast<std::uint32_t>(poison());
+          std::memcpy(srec.data(), ur.ints.data() + (static_cast<std::size_t>(b) * ur.units + first) * ur.record,
+                      static_cast<std::size_t>(nu * ur.record) * 4);
+          std::vector<int> window_words(static_cast<std::size_t>(U * G), 0);
+          for (int r = 0; r < nu * G && first * G + r < nkept; ++r) {
+            const std::int32_t* rc = srec.data() + (r / G) * ur.record;
+            const tl::RowWindow win =
+                tl::row_window(u0, rc[sb::chan_entry(r % G)], rc[sb::chan_entry(r % G) + 1], tile);
+            REQUIRE(win.start % 4 == 0);
+            REQUIRE(win.start >= 0);
+            REQUIRE(win.start + win.words <= row_words);
+            REQUIRE(win.words <= pitch);
+            std::memcpy(&rows[static_cast<std::size_t>(r * pitch)],
+                        &gw[static_cast<std::size_t>(first * G + r) * static_cast<std::size_t>(row_words) +
+                            static_cast<std::size_t>(win.start)],
+                        static_cast<std::size_t>(win.words) * 4);
+            window_words[static_cast<std::size_t>(r)] = win.words;
+          }
+          // Phase A: every pattern row of every unit; its reads lie in the copied windows.
+          for (int uu = 0; uu < nu; ++uu) {
+            const std::int32_t* rc = srec.data() + uu * ur.record;
+            const int nch = sb::unit_channels(first + uu, G, nkept);
+            REQUIRE(rc[0] <= ur.max_patterns);
+            REQUIRE(rc[1] <= ur.y_pitch);
+            for (int pat = 0; pat < rc[0]; ++pat) {
+              const std::int32_t* e = rc + sb::pattern_entry(G, pat);
+              REQUIRE(e[0] + e[1] <= rc[1]);
+              for (int g = 0; g < nch; ++g) {
+                REQUIRE(e[2 + g] >= 0);
+                REQUIRE(e[2 + g] + e[1] <= window_words[static_cast<std::size_t>(uu * G + g)]);
+              }
+              const std::uint32_t* row[G];
+              sb::pattern_rows<G>(rows.data() + uu * G * pitch, pitch, e, nch, zero_row.data(), row);
+              for (int i = 0; i < e[1]; ++i) {
+                REQUIRE(e[1] <= pitch);  // the zero row's length
+                std::uint32_t all = 0, hi = 0;
+                sb::build_position<G>(row, i, all, hi);
+                const std::size_t at = static_cast<std::size_t>(uu) * 2 * static_cast<std::size_t>(ur.y_pitch) +
+                                       2 * static_cast<std::size_t>(e[0] + i);
+                ybuf[at] = all;
+                ybuf[at + 1] = hi;
+              }
+            }
+            // Phase B's reads: within the unit's Y positions.
+            for (int j = 0; j < dms_per_block; ++j) {
+              const std::int32_t o = rc[dm_entry + j];
+              REQUIRE(o % 8 == 0);
+              REQUIRE(o / 8 + tile <= rc[1]);
+            }
+          }
+          for (int ty = 0; ty < sh.threads_dm; ++ty) {
+            for (int tx = 0; tx < sh.threads_time; ++tx) {
+              acc[static_cast<std::size_t>(ty * sh.threads_time + tx)].template add_stage<G>(
+                  ybuf.data(), ur.y_pitch, srec.data(), ur.record, dm_entry, ty * MD, first, nu, nkept,
+                  tl::tile_word(tx, 0, T), flush);
+            }
+          }
+        }
+        for (int ty = 0; ty < sh.threads_dm; ++ty) {
+          for (int tx = 0; tx < sh.threads_time; ++tx) {
+            auto& a = acc[static_cast<std::size_t>(ty * sh.threads_time + tx)];
+            a.flush_all();
+            for (int j = 0; j < MD; ++j) {
+              const int m = b * dms_per_block + ty * MD + j;
+              if (m >= static_cast<int>(plan.ndms())) continue;
+              for (int k = 0; k < T; ++k) {
+                const std::int64_t u = u0 + tl::tile_word(tx, k, T);
+                if (u >= q) continue;
+                for (int lane = 0; lane < 4; ++lane) {
+                  const std::int64_t tt = lane * q + u;
+                  if (tt >= nout) continue;
+                  const std::size_t at = static_cast<std::size_t>(m) * n_out + static_cast<std::size_t>(tt);
+                  out[at] = tl::integer_output(a.total[j][k].v[lane], signed_offset);
+                  ++writes[at];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
 };
 
 // Streams nin samples in gulps of `gulp_in` input samples (then zeros, as flush() does) through
@@ -217,6 +349,7 @@ void emulate_and_check(const DedispPlan& plan, EmuShape sh, std::size_t nin, std
   CAPTURE(sh.threads_dm);
   CAPTURE(sh.chans_per_stage);
   CAPTURE(sh.flush);
+  CAPTURE(sh.subband);
   CAPTURE(plan.problem.input.nbits);
   CAPTURE(plan.downsample());
   CAPTURE(gulp_in);
@@ -402,4 +535,83 @@ TEST_CASE("cuda dedisp emulation: 1/2/4/16-bit input, downsampling, float input"
   c.downsample = 1;
   const DedispPlan p32 = test::make_case_plan(c);
   every_tile<tl::LanesFloat>(p32, EmuShape{1, true, 32, 2, 0, 0, 3, 0}, 500, 89, seed + 400);
+}
+
+namespace {
+
+// The subband kernel's compiled tiles (items_time x items_dm) for units of G channels.
+void every_subband_tile(const DedispPlan& plan, EmuShape sh, std::size_t nin, std::size_t gulp, std::uint64_t seed) {
+  emulate_and_check<tl::Lanes4, 2, 4>(plan, sh, nin, gulp, seed);
+  emulate_and_check<tl::Lanes4, 4, 4>(plan, sh, nin, gulp, seed + 1);
+  emulate_and_check<tl::Lanes4, 2, 8>(plan, sh, nin, gulp, seed + 2);
+  emulate_and_check<tl::Lanes4, 4, 8>(plan, sh, nin, gulp, seed + 3);
+}
+
+}  // namespace
+
+TEST_CASE("cuda dedisp emulation: subband kernel, units of 4, 8, 16 channels, streaming") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 37;  // a short last unit for every G
+  c.dms = test::dm_range(11, 25.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  CAPTURE(plan.max_delay);
+  for (int G : {4, 8, 16}) {
+    // chans_per_stage below G (one unit per stage), G, and several units per stage.
+    every_subband_tile(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0, G}, 700, 97, seed + static_cast<std::uint64_t>(G));
+    every_subband_tile(plan, EmuShape{4, false, 64, 1, 0, 0, 2 * G, 0, G}, 700,
+                       static_cast<std::size_t>(plan.max_delay) + 1, seed + 100 + static_cast<std::uint64_t>(G));
+    every_subband_tile(plan, EmuShape{4, false, 32, 3, 0, 0, 3 * G, 0, G}, 700, 700, seed + 200 + G);
+  }
+  // Close DMs over a wide band (the regime the kernel is for): many DMs share each pattern.
+  test::DedispCase w;
+  w.nchans = 96;
+  w.tsamp_s = 50e-6;
+  w.fch1_mhz = 1720.0;
+  w.foff_mhz = -300.0 / 96;
+  w.dms = test::dm_range(70, 0.25);
+  const DedispPlan wide = test::make_case_plan(w);
+  CAPTURE(wide.max_delay);
+  for (int G : {4, 8, 16}) {
+    every_subband_tile(wide, EmuShape{4, false, 32, 4, 0, 0, 2 * G, 0, G}, 900, 333, seed + 300 + G);
+  }
+}
+
+TEST_CASE("cuda dedisp emulation: subband kernel flushes, signed input, masks, low bit depths") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 300;  // more than a 16-bit lane holds at 255 per channel
+  c.dms = test::dm_range(5, 3.0);
+  const DedispPlan plan = test::make_case_plan(c);
+  for (int G : {4, 8, 16}) {
+    for (int flush : {G, G + 1, 2 * G + 3, 0}) {
+      emulate_and_check<tl::Lanes4, 2, 4>(plan, EmuShape{4, false, 32, 1, 2, 4, 4 * G, flush, G}, 200, 64,
+                                          seed + static_cast<std::uint64_t>(flush));
+    }
+  }
+  c.is_signed = true;
+  c.nchans = 33;
+  c.keep.assign(33, 1);
+  c.keep[0] = c.keep[5] = c.keep[32] = 0;
+  c.dms = test::dm_range(6, 50.0);
+  const DedispPlan signed_plan = test::make_case_plan(c);
+  every_subband_tile(signed_plan, EmuShape{4, false, 32, 2, 0, 0, 8, 0, 8}, 600, 131, seed + 30);
+  test::DedispCase one;
+  one.nchans = 1;
+  one.dms = {0.0};
+  const DedispPlan one_plan = test::make_case_plan(one);
+  emulate_and_check<tl::Lanes4, 2, 4>(one_plan, EmuShape{4, false, 32, 1, 2, 4, 4, 0, 4}, 150, 17, seed + 50);
+  test::DedispCase low;
+  low.dms = test::dm_range(9, 30.0);
+  low.nchans = 24;
+  for (int nbits : {1, 2, 4}) {
+    low.nbits = nbits;
+    for (int D : {1, 3}) {
+      low.downsample = D;
+      const DedispPlan p = test::make_case_plan(low);
+      emulate_and_check<tl::Lanes4, 4, 4>(
+          p, EmuShape{4, false, 32, 2, 4, 4, 8, 0, 4}, 500, 61,
+          seed + 100 * static_cast<std::uint64_t>(nbits) + static_cast<std::uint64_t>(D));
+    }
+  }
 }
