@@ -167,6 +167,61 @@ TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every
   }
 }
 
+TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), every size, type and tap count") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  for (int c : {1024, 2048, 4096}) {
+    for (int t : {4, 8, 16}) {
+      for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+        for (int npol : {1, 2}) {
+          ++k;
+          const bool descending = k % 2 == 0;
+          const int ncoarse = k % 3 == 0 ? 2 : 1;
+          // Outputs: one cluster with a partial batch, or several clusters (a third of them).
+          const std::size_t nout = k % 3 == 1 ? 70 : 9;
+          const std::size_t nsamples =
+              static_cast<std::size_t>(c) * (static_cast<std::size_t>(t) - 1 + nout) + static_cast<std::size_t>(c / 3);
+          CAPTURE(c);
+          CAPTURE(t);
+          CAPTURE(to_string(type));
+          CAPTURE(npol);
+          CAPTURE(descending);
+          CAPTURE(ncoarse);
+          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending, ncoarse);
+          const bool fits = !(type == VoltageType::cf32 && npol == 2 && c == 4096);  // 256 KiB of shared memory
+          if (!fits) {
+            CHECK_THROWS_WITH_AS(gpu(plan, "fft=cluster"), doctest::Contains("shared memory"), Error);
+            continue;
+          }
+          const auto input = test::random_voltages(
+              type, static_cast<std::size_t>(ncoarse) * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
+          const auto ref = test::reference_ppf(plan, input, nsamples);
+          auto ch = gpu(plan, "fft=cluster", nsamples);
+          CHECK(ch->describe().find("FIR + FFT fused") != std::string::npos);
+          const auto got = test::run_channeliser(*ch, input, nsamples);
+          REQUIRE(got.size() == ref.size());
+          CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+          if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
+            const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
+            auto split = gpu(plan, "fft=cluster", gulp);
+            const auto b = test::run_channeliser(*split, input, nsamples, gulp);
+            REQUIRE(b.size() == got.size());
+            CHECK(std::memcmp(b.data(), got.data(), b.size() * sizeof(float)) == 0);
+          }
+        }
+      }
+    }
+  }
+  // Refused where it does not exist, with the reason.
+  CHECK_THROWS_WITH_AS(gpu(make_plan(512, 16, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+                       doctest::Contains("fft=cluster"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 32, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+                       doctest::Contains("T = 32"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power), "fft=cluster"),
+                       doctest::Contains("complex output"), Error);
+}
+
 TEST_CASE("ppf gpu: complex output of several coarse channels lands in the right rows") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);

@@ -23,6 +23,8 @@
 ///   fft=fused|cufft    power output: FFT and detection in one shared-memory kernel (the default
 ///                      for C a power of two from 256 to 4096), or cuFFT in place then a
 ///                      detection kernel
+///   fft=cluster        complex output: FIR and FFT in one kernel, a thread-block cluster of
+///                      8 blocks per FFT (sm_90+, C = 1024, 2048, 4096, T = 4, 8, 16)
 ///   seg=N              fft=fused: spectra per block (default: enough blocks for 4 per SM, at
 ///                      most 8); a row's segments are summed in order by a second kernel
 #include <cstddef>
