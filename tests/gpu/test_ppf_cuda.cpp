@@ -47,13 +47,18 @@ std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string&
 // Every FIR kernel, with default and unusual block shapes and chunks that split the spectra of
 // a push (and of an integration) unevenly. The register kernel exists for T = 4, 8, 16, 32, 64.
 // `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
-std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
+// `fused`: also the fused FFT + detection kernel (power output where C takes it).
+std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true, bool fused = false) {
   const bool reg = ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64;
   std::vector<std::string> v = {"fir=cache", "fir=shared", "fft=cufft"};
   if (reg) v.emplace_back("fir=register");
+  if (fused) v.emplace_back("fft=fused");
   if (!all_shapes) return v;
-  v.emplace_back("seg=1,chunk=3");
-  v.emplace_back("fir=cache,seg=3");
+  v.emplace_back("chunk=3");
+  if (fused) {
+    v.emplace_back("fft=fused,seg=1,chunk=3");
+    v.emplace_back("fir=cache,fft=fused,seg=3");
+  }
   v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
   v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
   if (reg) {
@@ -89,7 +94,8 @@ TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, e
                 make_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
             const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
             const auto ref = test::reference_ppf(plan, input, nsamples);
-            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024)) {
+            const bool fused = out == PpfOutput::power && c >= 256;  // the fused kernel's sizes
+            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024, fused)) {
               CAPTURE(cfg);
               auto ch = gpu(plan, cfg, nsamples);
               const auto got = test::run_channeliser(*ch, input, nsamples);
@@ -242,7 +248,7 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
-    for (const auto& cfg : kernel_configs(16)) {
+    for (const auto& cfg : kernel_configs(16, true, out == PpfOutput::power)) {
       CAPTURE(cfg);
       const int c = 256;
       const auto plan =
