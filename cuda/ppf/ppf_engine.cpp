@@ -199,8 +199,14 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   }
   // Not the default: on an H100 (C = 4096, 4096-spectrum chunks) cuFFT in place + the detection
   // kernel ran at 68 Gsamp/s, the fused kernel at 43 (its shared-memory FFT is bank-conflict bound).
+
+  // Power output: whole rows per chunk, so that a row's spectra are summed in one kernel in
+  // order and the bits do not depend on where a push starts (a chunk boundary inside a row
+  // would split its sum at a place that moves with the push).
+  if (!plan.complex_output() && spr <= 65535) {
+    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);
+  }
   if (cfg.fused_fft) {
-    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);  // whole rows
     // Default: blocks enough for four per SM in a chunk, up to 8 spectra per block (fewer partial
     // sums). It depends on the GPU's SM count, so sums may round differently on another model.
     const int blocks_wanted = 4 * std::max(1, props.multiprocessors);

@@ -20,7 +20,7 @@
 ///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
 ///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: 2^24
 ///                      samples over all coarse channels or a third of the L2 cache, whichever is
-///                      more, at most one push; whole rows with fft=fused)
+///                      more, at most one push; whole rows for power output)
 ///   fft=cufft|fused    power output: cuFFT in place then a detection kernel (the default), or
 ///                      FFT and detection in one shared-memory kernel (C a power of two from
 ///                      256 to 4096)
