@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// The device-resident PPF: raw input in device memory → output rows in device memory, in
-/// L2-sized chunks (FIR kernel → cuFFT → detection), shared by the streaming channeliser and
-/// the benchmark. Internal to the CUDA backend.
+/// chunks (FIR kernel → cuFFT → detection), or in one fused FIR + FFT kernel (fft=cluster),
+/// shared by the streaming channeliser and the benchmark. Internal to the CUDA backend.
 #include <cuda_runtime_api.h>
 
 #include <map>
