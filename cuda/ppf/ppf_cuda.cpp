@@ -47,6 +47,10 @@ class CudaChanneliser final : public Channeliser {
     capacity_ = history_max_ + gulp_;
     max_rows_ = static_cast<std::size_t>(plan_.rows_for_samples(capacity_));
 
+    if (options.gpu_config.count("chunk") == 0) {  // no chunk longer than a push
+      cfg_.chunk_spectra = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cfg_.chunk_spectra),
+                                                                  std::max<std::size_t>(max_rows_, 1) * spr));
+    }
     engine_ = std::make_unique<ppf::PpfEngine>(plan_, cfg_, stream_.get());
     for (auto& r : raw_) r = DeviceBuffer(f * capacity_ * sample_bytes_);
     out_rows_capacity_ = engine_->out_rows_capacity(std::max<std::size_t>(max_rows_, 1));

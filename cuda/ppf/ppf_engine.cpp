@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fastpsr/error.hpp"
+#include "ppf_cluster_fft.hpp"
 
 namespace fastpsr::cuda::ppf {
 namespace {
@@ -49,6 +50,12 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  if (fir_fft) {
+    return fmt::format(
+        "FIR + FFT fused (clusters of {} blocks, taps in registers, {} spectra per exchange, {} "
+        "clusters in flight)",
+        kClusterBlocks, kClusterBatch, fir_fft_clusters);
+  }
   const std::string fft = fused_fft ? fmt::format(", FFT + detection fused ({} spectra per block)", segment_spectra)
                                     : std::string(", cuFFT");
   return describe_fir() + fft;
@@ -142,10 +149,16 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                       "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
     }
   }
+  // Default chunk: 2^24 samples over all coarse channels (128 MiB of filtered spectra per
+  // polarisation), or a third of the L2 cache where that is more. Measured on an H100 at C = 4096:
+  // chunks held in L2 (533 spectra) ran at 68 Gsamp/s, 4096-spectrum chunks at 87 (launch
+  // latency and the last wave of each small kernel dominated); the streaming channeliser
+  // lowers it to the spectra of one push.
   const std::size_t spectrum_bytes = plan.out_channels() * static_cast<std::size_t>(npol) * sizeof(float2);
-  const auto l2_default = static_cast<int>(std::clamp<std::size_t>(
-      std::max<std::size_t>(props.l2_bytes, std::size_t{4} << 20) / 3 / spectrum_bytes, 1, 65535));
-  cfg.chunk_spectra = config_int(kv, "chunk", l2_default);
+  const std::size_t l2_spectra = std::max<std::size_t>(props.l2_bytes, std::size_t{4} << 20) / 3 / spectrum_bytes;
+  const std::size_t fill_spectra = (std::size_t{1} << 24) / plan.out_channels();
+  const auto chunk_default = static_cast<int>(std::clamp<std::size_t>(std::max(l2_spectra, fill_spectra), 1, 65535));
+  cfg.chunk_spectra = config_int(kv, "chunk", chunk_default);
   FASTPSR_EXPECTS(cfg.chunk_spectra >= 1 && cfg.chunk_spectra <= 65535, "--gpu-config chunk={}: not in 1 ... 65535",
                   cfg.chunk_spectra);
 
@@ -160,19 +173,40 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const bool fused_possible = !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 &&
                               spr <= 65535 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
+  if (fft != kv.end() && fft->second == "cluster") {
+    cfg.fir_fft = true;
+    const bool sm90 = props.sm_major >= 9;
+    const std::size_t smem = fir_fft_shared_bytes(c, npol, in_type(plan.problem.input));
+    FASTPSR_EXPECTS(
+        plan.complex_output() && fir_fft_supports(c, ntaps) && sm90 && smem > 0 && smem <= props.shared_per_block_optin,
+        "--gpu-config fft=cluster: needs complex output, C = 1024, 2048 or 4096 (C = {}), T = 4, 8 or 16 "
+        "(T = {}), a GPU of compute capability 9.0 or later ({}.{}) and {} bytes of shared memory per "
+        "block ({} here)",
+        c, ntaps, props.sm_major, props.sm_minor, smem, props.shared_per_block_optin);
+    FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, in_type(plan.problem.input), &cfg.fir_fft_clusters));
+    FASTPSR_EXPECTS(cfg.fir_fft_clusters > 0, "--gpu-config fft=cluster: the GPU cannot run a cluster of {} blocks",
+                    kClusterBlocks);
+    return cfg;
+  }
   if (fft != kv.end()) {
-    FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft", "--gpu-config fft={}: not fused or cufft",
-                    fft->second);
+    FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft",
+                    "--gpu-config fft={}: not fused, cufft or cluster", fft->second);
     cfg.fused_fft = fft->second == "fused";
     FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
                     "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}) and "
                     "--nint <= 65535",
                     c);
-  } else {
-    cfg.fused_fft = fused_possible;
+  }
+  // Not the default: on an H100 (C = 4096, 4096-spectrum chunks) cuFFT in place + the detection
+  // kernel ran at 68 Gsamp/s, the fused kernel at 43 (its shared-memory FFT is bank-conflict bound).
+
+  // Power output: whole rows per chunk, so that a row's spectra are summed in one kernel in
+  // order and the bits do not depend on where a push starts (a chunk boundary inside a row
+  // would split its sum at a place that moves with the push).
+  if (!plan.complex_output() && spr <= 65535) {
+    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);
   }
   if (cfg.fused_fft) {
-    cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);  // whole rows
     // Default: blocks enough for four per SM in a chunk, up to 8 spectra per block (fewer partial
     // sums). It depends on the GPU's SM count, so sums may round differently on another model.
     const int blocks_wanted = 4 * std::max(1, props.multiprocessors);
@@ -194,11 +228,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
   phase_ = DeviceBuffer(plan_.phase.size() * sizeof(float));
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
-  filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
-  // A partial chunk transforms stale spectra too; they must be finite from the start.
-  FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
-  if (cfg_.fused_fft) {
-    const int log2n = log2_of(plan_.nchans());
+  if (cfg_.fused_fft || cfg_.fir_fft) {
     std::vector<float> tw(2 * c);
     for (std::size_t t = 0; t < c; ++t) {
       const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
@@ -207,6 +237,13 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     }
     twiddle_ = DeviceBuffer(tw.size() * sizeof(float));
     FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
+  }
+  if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
+  filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
+  // A partial chunk transforms stale spectra too; they must be finite from the start.
+  FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
+  if (cfg_.fused_fft) {
+    const int log2n = log2_of(plan_.nchans());
     const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
     const std::size_t segs = segments_per_row();
     if (segs > 1) partial_ = DeviceBuffer(rows * segs * plan_.row_floats() * sizeof(float));
@@ -227,7 +264,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
 }
 
 std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
-  if (!plan_.complex_output()) return rows;
+  if (!plan_.complex_output() || cfg_.fir_fft) return rows;
   const auto chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   return (rows + chunk - 1) / chunk * chunk;
 }
@@ -301,8 +338,43 @@ void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
   }
 }
 
+void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::size_t nspectra, void* out) const {
+  const auto& p = plan_.problem;
+  FirFftArgs a;
+  a.in = in;
+  a.in_coarse_stride = in_coarse_stride;
+  a.coeff = coeff_.get<float>();
+  a.phase = phase_.get<float2>();
+  a.twiddle = twiddle_.get<float2>();
+  a.out = static_cast<float2*>(out);
+  a.row_complex = plan_.out_channels() * static_cast<std::size_t>(p.npol);
+  a.nchans = p.nchans;
+  a.ntaps = p.ntaps;
+  a.npol = p.npol;
+  a.ncoarse = p.ncoarse;
+  a.nspectra = static_cast<int>(nspectra);
+  a.descending = p.descending;
+  a.inverse = plan_.inverse_fft;
+  a.type = in_type(p.input);
+  // One wave of clusters, each over an equal range of spectra (every cluster first runs T − 1
+  // spectra of FIR history); at least 2 batches per cluster so that short pushes use few.
+  const std::size_t per_coarse_wanted =
+      std::max<std::size_t>(1, static_cast<std::size_t>(cfg_.fir_fft_clusters) / static_cast<std::size_t>(p.ncoarse));
+  const std::size_t min_spectra = 2 * static_cast<std::size_t>(kClusterBatch);
+  const std::size_t per_coarse = std::clamp<std::size_t>(nspectra / min_spectra, 1, per_coarse_wanted);
+  const std::size_t spc = (nspectra + per_coarse - 1) / per_coarse;
+  a.spectra_per_cluster = static_cast<int>(spc);
+  a.clusters_per_coarse = static_cast<int>((nspectra + spc - 1) / spc);
+  FASTPSR_CUDA_TRY(launch_fir_fft(a, stream_));
+}
+
 void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
   const auto& p = plan_.problem;
+  if (cfg_.fir_fft) {  // one kernel over every row; it times as the FIR stage
+    FASTPSR_EXPECTS(rows <= 0x7fffffffU, "{} rows in one push: more than the fused kernel takes", rows);
+    if ((stages & kStageFir) != 0) fir_fft_all(in, in_coarse_stride, rows, out);
+    return;
+  }
   const std::size_t c = static_cast<std::size_t>(p.nchans);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());

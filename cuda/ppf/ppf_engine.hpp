@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// The device-resident PPF: raw input in device memory → output rows in device memory, in
-/// L2-sized chunks (FIR kernel → cuFFT → detection), shared by the streaming channeliser and
-/// the benchmark. Internal to the CUDA backend.
+/// chunks (FIR kernel → cuFFT → detection), or in one fused FIR + FFT kernel (fft=cluster),
+/// shared by the streaming channeliser and the benchmark. Internal to the CUDA backend.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -20,9 +20,11 @@ struct GpuConfig {
   enum class Fir { reg, cache, shared } fir = Fir::reg;
   FirCacheConfig cache;  ///< the register and the cache kernel
   FirSharedConfig shared;
-  int chunk_spectra = 0;    ///< filtered spectra per coarse channel per chunk
-  bool fused_fft = false;   ///< power output: FFT + detection in one kernel instead of cuFFT
-  int segment_spectra = 1;  ///< fused: spectra per block (a row's segments are summed in order)
+  int chunk_spectra = 0;     ///< filtered spectra per coarse channel per chunk
+  bool fused_fft = false;    ///< power output: FFT + detection in one kernel instead of cuFFT
+  int segment_spectra = 1;   ///< fused: spectra per block (a row's segments are summed in order)
+  bool fir_fft = false;      ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
+  int fir_fft_clusters = 0;  ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };
@@ -47,6 +49,7 @@ class PpfEngine {
 
  private:
   void fft_chunk(std::size_t s0, float2* out) const;
+  void fir_fft_all(const void* in, std::size_t in_coarse_stride, std::size_t nspectra, void* out) const;
   void fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned stages) const;
   [[nodiscard]] std::size_t segments_per_row() const noexcept;
   ChanneliserPlan plan_;
@@ -55,7 +58,7 @@ class PpfEngine {
   DeviceBuffer coeff_;
   DeviceBuffer phase_;
   DeviceBuffer filt_;     // [P][F][chunk][C] complex
-  DeviceBuffer twiddle_;  // fused FFT: exp(−2πi·t/C)
+  DeviceBuffer twiddle_;  // fused FFT, FIR + FFT: exp(−2πi·t/C)
   DeviceBuffer partial_;  // fused FFT: [rows per chunk][segments][nifs][F·C]
   FftPlan fft_;           // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
 };

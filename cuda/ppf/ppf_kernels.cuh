@@ -117,6 +117,42 @@ cudaError_t fft_detect_prepare(int log2n, int npol, bool iquv);
 cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream);
 cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
 
+/// Complex output, FIR and FFT fused (ppf_fir_fft_kernel.cu, sm_90 thread-block clusters): a
+/// cluster of 8 blocks (L = C/8 threads each, one channel per thread, its T taps in registers
+/// and a ring of T accumulators, so each input sample is loaded and converted once) slides over
+/// a range of spectra of one coarse channel; per batch of 8 spectra the blocks swap the raw input
+/// through distributed shared memory (block q loads channels q·L ... contiguous, thread j of
+/// block b filters channel 8·j + b), transform their decimated L-point sequences in shared
+/// memory and combine them (ppf_cluster_fft.hpp); only the input and the output rows touch
+/// device memory. For C = 1024, 2048, 4096 and T = 4, 8, 16.
+struct FirFftArgs {
+  const void* in = nullptr;
+  std::size_t in_coarse_stride = 0;  ///< samples
+  const float* coeff = nullptr;      ///< [T][C]
+  const float2* phase = nullptr;     ///< [C]
+  const float2* twiddle = nullptr;   ///< exp(−2πi·t/C), t < C
+  float2* out = nullptr;             ///< rows [s][F][C][P] (complex output)
+  std::size_t row_complex = 0;       ///< complex values per row (F·C·P)
+  int nchans = 0;
+  int ntaps = 0;
+  int npol = 1;
+  int ncoarse = 1;
+  int nspectra = 0;             ///< output spectra per coarse channel
+  int clusters_per_coarse = 1;  ///< clusters over each coarse channel's spectra
+  int spectra_per_cluster = 1;  ///< output spectra per cluster (the last may have fewer)
+  bool descending = false;
+  bool inverse = false;
+  InType type = InType::ci8;
+};
+/// Whether a fused kernel exists for C, T (P and the input type are all compiled).
+bool fir_fft_supports(int nchans, int ntaps);
+/// Dynamic shared memory per block, bytes.
+std::size_t fir_fft_shared_bytes(int nchans, int npol, InType type);
+/// Raises the kernel's shared-memory limit and returns in `max_clusters` how many clusters of
+/// it the GPU runs at once (0: it cannot run there).
+cudaError_t fir_fft_prepare(int nchans, int ntaps, int npol, InType type, int* max_clusters);
+cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
+
 /// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in
 /// [−1, 1) when as_float (benchmarks: input made on the device, no upload).
 cudaError_t launch_fill_random(void* dst, std::size_t n, unsigned seed, bool as_float, cudaStream_t stream);

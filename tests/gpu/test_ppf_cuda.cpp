@@ -47,13 +47,18 @@ std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string&
 // Every FIR kernel, with default and unusual block shapes and chunks that split the spectra of
 // a push (and of an integration) unevenly. The register kernel exists for T = 4, 8, 16, 32, 64.
 // `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
-std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true) {
+// `fused`: also the fused FFT + detection kernel (power output where C takes it).
+std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true, bool fused = false) {
   const bool reg = ntaps == 4 || ntaps == 8 || ntaps == 16 || ntaps == 32 || ntaps == 64;
   std::vector<std::string> v = {"fir=cache", "fir=shared", "fft=cufft"};
   if (reg) v.emplace_back("fir=register");
+  if (fused) v.emplace_back("fft=fused");
   if (!all_shapes) return v;
-  v.emplace_back("seg=1,chunk=3");
-  v.emplace_back("fir=cache,seg=3");
+  v.emplace_back("chunk=3");
+  if (fused) {
+    v.emplace_back("fft=fused,seg=1,chunk=3");
+    v.emplace_back("fir=cache,fft=fused,seg=3");
+  }
   v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
   v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
   if (reg) {
@@ -89,7 +94,8 @@ TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, e
                 make_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
             const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
             const auto ref = test::reference_ppf(plan, input, nsamples);
-            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024)) {
+            const bool fused = out == PpfOutput::power && c >= 256;  // the fused kernel's sizes
+            for (const auto& cfg : kernel_configs(t, c == 7 || c == 1024, fused)) {
               CAPTURE(cfg);
               auto ch = gpu(plan, cfg, nsamples);
               const auto got = test::run_channeliser(*ch, input, nsamples);
@@ -167,6 +173,61 @@ TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every
   }
 }
 
+TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), every size, type and tap count") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  for (int c : {1024, 2048, 4096}) {
+    for (int t : {4, 8, 16}) {
+      for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+        for (int npol : {1, 2}) {
+          ++k;
+          const bool descending = k % 2 == 0;
+          const int ncoarse = k % 3 == 0 ? 2 : 1;
+          // Outputs: one cluster with a partial batch, or several clusters (a third of them).
+          const std::size_t nout = k % 3 == 1 ? 70 : 9;
+          const std::size_t nsamples =
+              static_cast<std::size_t>(c) * (static_cast<std::size_t>(t) - 1 + nout) + static_cast<std::size_t>(c / 3);
+          CAPTURE(c);
+          CAPTURE(t);
+          CAPTURE(to_string(type));
+          CAPTURE(npol);
+          CAPTURE(descending);
+          CAPTURE(ncoarse);
+          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending, ncoarse);
+          const bool fits = !(type == VoltageType::cf32 && npol == 2 && c == 4096);  // 256 KiB of shared memory
+          if (!fits) {
+            CHECK_THROWS_WITH_AS(gpu(plan, "fft=cluster"), doctest::Contains("shared memory"), Error);
+            continue;
+          }
+          const auto input = test::random_voltages(
+              type, static_cast<std::size_t>(ncoarse) * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
+          const auto ref = test::reference_ppf(plan, input, nsamples);
+          auto ch = gpu(plan, "fft=cluster", nsamples);
+          CHECK(ch->describe().find("FIR + FFT fused") != std::string::npos);
+          const auto got = test::run_channeliser(*ch, input, nsamples);
+          REQUIRE(got.size() == ref.size());
+          CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+          if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
+            const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
+            auto split = gpu(plan, "fft=cluster", gulp);
+            const auto b = test::run_channeliser(*split, input, nsamples, gulp);
+            REQUIRE(b.size() == got.size());
+            CHECK(std::memcmp(b.data(), got.data(), b.size() * sizeof(float)) == 0);
+          }
+        }
+      }
+    }
+  }
+  // Refused where it does not exist, with the reason.
+  CHECK_THROWS_WITH_AS(gpu(make_plan(512, 16, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+                       doctest::Contains("fft=cluster"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 32, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+                       doctest::Contains("T = 32"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power), "fft=cluster"),
+                       doctest::Contains("complex output"), Error);
+}
+
 TEST_CASE("ppf gpu: complex output of several coarse channels lands in the right rows") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
@@ -187,7 +248,7 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
-    for (const auto& cfg : kernel_configs(16)) {
+    for (const auto& cfg : kernel_configs(16, true, out == PpfOutput::power)) {
       CAPTURE(cfg);
       const int c = 256;
       const auto plan =
