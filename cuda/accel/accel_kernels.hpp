@@ -97,6 +97,20 @@ cudaError_t launch_harmonic_sums(const void* plane, PlaneFormat format, const in
                                  DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
                                  int rows, int batch, cudaStream_t stream);
 
+/// hs=tiled (harmonic_sum_tiled.cu): the same sums, thresholds and hits as launch_harmonic_sums
+/// (bit-identical), with each stage's sub-harmonic windows of a block's tile (threads rk x rows z)
+/// copied into shared memory first. window_floats: dynamic shared floats a block gets, at least
+/// the largest stage's sum over its terms of (floor((threads - 1) h/H) + 2) x (window rows of the
+/// term for a band of `rows` z); at most kTiledMaxWindowRows window rows a stage (the kernel traps
+/// otherwise). threads: 32 .. 1024, a multiple of 32; at most 6 stages.
+inline constexpr int kTiledMaxWindowRows = 256;
+cudaError_t launch_harmonic_sums_tiled(const void* plane, PlaneFormat format, const int* sub_zi,
+                                       const HarmonicGeometry& g, int window_floats, DeviceHit* hits,
+                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
+                                       int batch, cudaStream_t stream);
+/// Static shared memory (bytes) of the tiled kernel for `rows`; 0 when not built.
+std::size_t harmonic_sums_tiled_static_smem_bytes(int rows);
+
 /// out[zi][i] = plane[zi][col0 + i] as float, i < width (tests read the plane through it).
 cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,
                                   long long width, float* out, cudaStream_t stream);
