@@ -108,8 +108,13 @@ cudaError_t launch_harmonic_sums_tiled(const void* plane, PlaneFormat format, co
                                        const HarmonicGeometry& g, int window_floats, DeviceHit* hits,
                                        unsigned long long* counts, unsigned long long capacity, int threads, int rows,
                                        int batch, cudaStream_t stream);
-/// Static shared memory (bytes) of the tiled kernel for `rows`; 0 when not built.
-std::size_t harmonic_sums_tiled_static_smem_bytes(int rows);
+/// The tiled kernel for `rows` (either plane format): its static shared memory and the most
+/// threads a block may have with its registers; zeros when not built.
+struct TiledKernelLimits {
+  std::size_t static_smem_bytes = 0;
+  int max_threads = 0;
+};
+TiledKernelLimits harmonic_sums_tiled_limits(int rows);
 
 /// out[zi][i] = plane[zi][col0 + i] as float, i < width (tests read the plane through it).
 cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,

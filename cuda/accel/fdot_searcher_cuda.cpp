@@ -234,12 +234,15 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   sub_zi_host_ = accel_sub_zi_table(p_);
   if (s_.hs != AccelHarmonicKernel::gather) {
     const TiledWindows w = tiled_windows(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
-    const std::size_t smem = w.floats * sizeof(float) + harmonic_sums_tiled_static_smem_bytes(s_.hs_rows);
-    const bool fits = smem <= props.shared_per_block_optin && w.rows <= kTiledMaxWindowRows;
+    const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);
+    const std::size_t smem = w.floats * sizeof(float) + limits.static_smem_bytes;
+    const bool fits =
+        smem <= props.shared_per_block_optin && w.rows <= kTiledMaxWindowRows && s_.hs_threads <= limits.max_threads;
     FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
                     "--gpu-config hs=tiled: {} rk x {} rows a block need {} bytes of shared memory and {} window "
-                    "rows, the device allows {} bytes and the kernel {} rows: lower hs_threads or hs_rows",
-                    s_.hs_threads, s_.hs_rows, smem, w.rows, props.shared_per_block_optin, kTiledMaxWindowRows);
+                    "rows, the device allows {} bytes, the kernel {} rows and {} threads: lower hs_threads or hs_rows",
+                    s_.hs_threads, s_.hs_rows, smem, w.rows, props.shared_per_block_optin, kTiledMaxWindowRows,
+                    limits.max_threads);
     s_.hs = fits ? AccelHarmonicKernel::tiled : AccelHarmonicKernel::gather;
     tiled_window_floats_ = static_cast<int>(w.floats);
   }

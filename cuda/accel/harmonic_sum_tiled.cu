@@ -12,6 +12,8 @@
 // the z bands of one rk tile are neighbours, so the windows they share come from L2.
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "accel/accel_kernels.hpp"
 #include "accel/harmonic_hits.cuh"
 #include "accel/plane_io.cuh"
@@ -177,31 +179,35 @@ cudaError_t launch_typed(const P* plane, const int* sub_zi, const HarmonicGeomet
   }
 }
 
+// The stricter of the two plane formats' instances.
+template <int Rows>
+TiledKernelLimits limits_of() {
+  cudaFuncAttributes f32{};
+  cudaFuncAttributes f16{};
+  if (cudaFuncGetAttributes(&f32, harmonic_sum_tiled_kernel<Rows, float>) != cudaSuccess ||
+      cudaFuncGetAttributes(&f16, harmonic_sum_tiled_kernel<Rows, __half>) != cudaSuccess) {
+    return {};
+  }
+  return {std::max(f32.sharedSizeBytes, f16.sharedSizeBytes), std::min(f32.maxThreadsPerBlock, f16.maxThreadsPerBlock)};
+}
+
 }  // namespace
 
-std::size_t harmonic_sums_tiled_static_smem_bytes(int rows) {
-  cudaFuncAttributes attributes{};
-  cudaError_t status = cudaErrorInvalidValue;
+TiledKernelLimits harmonic_sums_tiled_limits(int rows) {
   switch (rows) {
     case 1:
-      status = cudaFuncGetAttributes(&attributes, harmonic_sum_tiled_kernel<1, float>);
-      break;
+      return limits_of<1>();
     case 2:
-      status = cudaFuncGetAttributes(&attributes, harmonic_sum_tiled_kernel<2, float>);
-      break;
+      return limits_of<2>();
     case 4:
-      status = cudaFuncGetAttributes(&attributes, harmonic_sum_tiled_kernel<4, float>);
-      break;
+      return limits_of<4>();
     case 8:
-      status = cudaFuncGetAttributes(&attributes, harmonic_sum_tiled_kernel<8, float>);
-      break;
+      return limits_of<8>();
     case 16:
-      status = cudaFuncGetAttributes(&attributes, harmonic_sum_tiled_kernel<16, float>);
-      break;
+      return limits_of<16>();
     default:
-      break;
+      return {};
   }
-  return status == cudaSuccess ? attributes.sharedSizeBytes : 0;
 }
 
 cudaError_t launch_harmonic_sums_tiled(const void* plane, PlaneFormat format, const int* sub_zi,
