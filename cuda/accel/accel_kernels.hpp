@@ -97,15 +97,19 @@ cudaError_t launch_harmonic_sums(const void* plane, PlaneFormat format, const in
                                  DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
                                  int rows, int batch, cudaStream_t stream);
 
-/// hs=tiled (harmonic_sum_tiled.cu): the same sums, thresholds and hits as launch_harmonic_sums
-/// (bit-identical), with each stage's sub-harmonic windows of a block's tile (threads rk x rows z)
-/// copied into shared memory first. window_floats: dynamic shared floats a block gets, at least
-/// the largest stage's sum over its terms of (floor((threads - 1) h/H) + 2) x (window rows of the
-/// term for a band of `rows` z); at most kTiledMaxWindowRows window rows a stage (the kernel traps
-/// otherwise). threads: 32 .. 1024, a multiple of 32; at most 6 stages.
-inline constexpr int kTiledMaxWindowRows = 256;
+/// hs=tiled (harmonic_sum_tiled.cu): where each term's window lives in a block's shared memory.
+/// Term t (stage s, odd h: t = 2^(s-1) - 1 + (h - 1) / 2) has pitch floor((threads - 1) h / H) + 2
+/// plane values a row and as many rows as its widest band of `rows` z; offset[t] is the prefix
+/// sum of pitch x rows, offset[terms] the values a block needs (in plane values, f32 or f16).
+inline constexpr int kTiledMaxTerms = 31;  // 32 harmonics
+struct TiledLayout {
+  int offset[kTiledMaxTerms + 1] = {};
+};
+/// The same sums, thresholds and hits as launch_harmonic_sums (bit-identical), with the sub-harmonic
+/// windows of a block's tile (threads rk x rows z) copied into shared memory first. threads: 32 ..
+/// 1024, a multiple of 32; at most 6 stages; the kernel traps if a window outgrows the layout.
 cudaError_t launch_harmonic_sums_tiled(const void* plane, PlaneFormat format, const int* sub_zi,
-                                       const HarmonicGeometry& g, int window_floats, DeviceHit* hits,
+                                       const HarmonicGeometry& g, const TiledLayout& layout, DeviceHit* hits,
                                        unsigned long long* counts, unsigned long long capacity, int threads, int rows,
                                        int batch, cudaStream_t stream);
 /// The tiled kernel for `rows` (either plane format): its static shared memory and the most

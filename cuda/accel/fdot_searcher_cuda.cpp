@@ -35,31 +35,23 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
-// What a block of the tiled harmonic-sum kernel stages for its largest stage: the shared floats
-// (a term's window has at most floor((threads - 1) h/H) + 2 columns, and as many rows as the
-// sub-harmonic rows of the widest band of `rows` z) and the window rows.
-struct TiledWindows {
-  std::size_t floats = 0;
-  int rows = 0;
-};
-TiledWindows tiled_windows(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows) {
-  TiledWindows most;
-  std::size_t term = 0;
+// The shared-memory layout of the tiled harmonic-sum kernel (accel_kernels.hpp's TiledLayout):
+// a term's window has at most floor((threads - 1) h/H) + 2 columns, and as many rows as the
+// sub-harmonic rows of the widest band of `rows` z.
+TiledLayout tiled_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows) {
+  TiledLayout layout;
+  int t = 0;
   for (int s = 1; s < stages; ++s) {
     const int H = 1 << s;
-    TiledWindows stage;
-    for (int h = 1; h < H; h += 2, ++term) {
-      const std::int32_t* of_z = sub_zi.data() + term * static_cast<std::size_t>(numz);
+    for (int h = 1; h < H; h += 2, ++t) {
+      const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
       int widest = 0;
       for (int z0 = 0; z0 < numz; z0 += rows)
         widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
-      stage.floats += static_cast<std::size_t>((threads - 1) * h / H + 2) * static_cast<std::size_t>(widest);
-      stage.rows += widest;
+      layout.offset[t + 1] = layout.offset[t] + ((threads - 1) * h / H + 2) * widest;
     }
-    most.floats = std::max(most.floats, stage.floats);
-    most.rows = std::max(most.rows, stage.rows);
   }
-  return most;
+  return layout;
 }
 
 // Makes the GPU current before any stream or event of the searcher is created (members are
@@ -136,7 +128,7 @@ class CudaSearcher final : public CudaFdotSearcher {
   int log2r_ = 0;
   std::uint64_t capacity_ = 0;  // hits per spectrum
   std::vector<std::int32_t> sub_zi_host_;
-  int tiled_window_floats_ = 0;  // hs=tiled: dynamic shared floats a block
+  TiledLayout tiled_layout_;  // hs=tiled
   std::size_t device_bytes_ = 0;
 
   Stream compute_;
@@ -233,18 +225,17 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
                   "hs_threads or hs_rows");
   sub_zi_host_ = accel_sub_zi_table(p_);
   if (s_.hs != AccelHarmonicKernel::gather) {
-    const TiledWindows w = tiled_windows(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
+    tiled_layout_ = tiled_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
     const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);
-    const std::size_t smem = w.floats * sizeof(float) + limits.static_smem_bytes;
-    const bool fits =
-        smem <= props.shared_per_block_optin && w.rows <= kTiledMaxWindowRows && s_.hs_threads <= limits.max_threads;
+    const std::size_t smem = static_cast<std::size_t>(tiled_layout_.offset[(1 << (p_.stages() - 1)) - 1]) *
+                                 (s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float)) +
+                             limits.static_smem_bytes;
+    const bool fits = smem <= props.shared_per_block_optin && s_.hs_threads <= limits.max_threads;
     FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
-                    "--gpu-config hs=tiled: {} rk x {} rows a block need {} bytes of shared memory and {} window "
-                    "rows, the device allows {} bytes, the kernel {} rows and {} threads: lower hs_threads or hs_rows",
-                    s_.hs_threads, s_.hs_rows, smem, w.rows, props.shared_per_block_optin, kTiledMaxWindowRows,
-                    limits.max_threads);
+                    "--gpu-config hs=tiled: {} rk x {} rows a block need {} bytes of shared memory and {} threads, "
+                    "the device allows {} bytes and the kernel's registers {} threads: lower hs_threads or hs_rows",
+                    s_.hs_threads, s_.hs_rows, smem, s_.hs_threads, props.shared_per_block_optin, limits.max_threads);
     s_.hs = fits ? AccelHarmonicKernel::tiled : AccelHarmonicKernel::gather;
-    tiled_window_floats_ = static_cast<int>(w.floats);
   }
   format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
   // One rk has at most numz * stages hits: with at least that room the halving always ends.
@@ -486,7 +477,7 @@ void CudaSearcher::enqueue_harmonics(const Group& g) {
 void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits,
                                     unsigned long long* counts, int batch) {
   if (s_.hs == AccelHarmonicKernel::tiled) {
-    FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_window_floats_, hits, counts,
+    FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
                                                 capacity_, s_.hs_threads, s_.hs_rows, batch, compute_.get()));
   } else {
     FASTPSR_CUDA_TRY(launch_harmonic_sums(plane, format_, sub_zi_.get(), g, hits, counts, capacity_, s_.hs_threads,
