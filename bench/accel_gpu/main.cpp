@@ -349,18 +349,10 @@ int run(int argc, char** argv) {
     }
     for (const char* spb : {"1", "4", "8"}) configs.push_back({F, {{"path", "custom"}, {"segs_per_block", spb}}});
     for (const char* hs : {"tiled", "gather"}) {
-      for (const char* order : {"r", "z"}) {
-        for (const char* hr : {"4", "8", "16"}) {
-          for (const char* ht : {"128", "256"}) {
-            configs.push_back(
-                {F, {{"path", "custom"}, {"hs", hs}, {"hs_order", order}, {"hs_rows", hr}, {"hs_threads", ht}}});
-          }
-        }
+      for (const char* hr : {"4", "8", "16"}) {
+        for (const char* ht : {"128", "256"})
+          configs.push_back({F, {{"path", "custom"}, {"hs", hs}, {"hs_rows", hr}, {"hs_threads", ht}}});
       }
-    }
-    for (const char* block : {"0", "2048", "8192"}) {
-      for (const char* skew : {"0", "16", "64"})
-        configs.push_back({F, {{"path", "custom"}, {"plane_block", block}, {"plane_skew", skew}}});
     }
     configs.push_back({F, {{"path", "custom"}, {"plane", "f16"}}});
     configs.push_back({F, {{"path", "cufft"}, {"plane", "f16"}}});

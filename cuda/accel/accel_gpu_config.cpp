@@ -54,26 +54,16 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       s.hs = value == "auto"    ? AccelHarmonicKernel::automatic
              : value == "tiled" ? AccelHarmonicKernel::tiled
                                 : AccelHarmonicKernel::gather;
-    } else if (key == "hs_order") {
-      FASTPSR_EXPECTS(value == "z" || value == "r", "--gpu-config hs_order={}: must be z or r", value);
-      s.hs_tiles_first = value == "r";
-    } else if (key == "plane_block") {
-      s.plane_block = parse_choice(key, value, {0, 512, 1024, 2048, 4096, 8192});
-    } else if (key == "plane_skew") {
-      s.plane_skew = static_cast<int>(parse_integer(key, value, 0, 4096));
-      FASTPSR_EXPECTS(s.plane_skew % 16 == 0, "--gpu-config plane_skew={}: must be a multiple of 16", value);
     } else if (key == "hits") {
       s.hits = parse_integer(key, value, 1, std::int64_t{1} << 28);
     } else if (key == "plane") {
       FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
       s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
     } else {
-      throw Error(
-          ErrorCode::invalid_argument,
-          fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
-                      "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs, hs_order, plane_block, "
-                      "plane_skew, hits, plane)",
-                      key));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
+                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs, hits, plane)",
+                              key));
     }
   }
   return s;

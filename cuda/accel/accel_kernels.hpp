@@ -4,8 +4,8 @@
 // code). All pointers are device memory; every launcher only enqueues on `stream` and reports
 // launch errors through the returned cudaError_t (the host code checks it with FASTPSR_CUDA_TRY).
 // Layouts (accel_layout.hpp): segment FFTs [spectrum][segment][M]; templates [pair][phase][M];
-// plane [spectrum] then PlaneLayout (plain rows [zi][column], or column blocks [block][zi][column
-// in block]), column = rk - plane_base (plane_io.cuh's plane_index).
+// plane [spectrum][column block][zi][column % kPlaneBlockColumns], column = rk - plane_base
+// (plane_io.cuh's plane_index): a tile of columns keeps all its z rows within a few pages.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -13,17 +13,15 @@
 
 namespace fastpsr::cuda::accel {
 
-/// Where (zi, column) of one spectrum's plane lives (--gpu-config plane_block, plane_skew):
-/// value (zi, column) is at (column >> block_log2) * block_stride + zi * pitch + column % 2^block_log2.
-/// Plain rows: block_log2 = 62 (one block), pitch = columns + skew. Column blocks: pitch =
-/// 2^block_log2 + skew, block_stride = numz * pitch, so that a tile's rows of every z lie close.
-/// The skew moves the rows that blocks read at once onto different memory channels.
-struct PlaneLayout {
-  int block_log2 = 62;
-  long long pitch = 0;
-  long long block_stride = 0;
-  long long values = 0;  ///< plane values a spectrum
-};
+/// Columns of a plane block: the plane is stored as blocks of this many columns, each with all
+/// its z rows, [column block][zi][column in block], so that the harmonic sums of a tile (all
+/// terms' windows) touch a few memory pages, not one page per z row.
+inline constexpr int kPlaneBlockLog2 = 11;
+inline constexpr long long kPlaneBlockColumns = 1LL << kPlaneBlockLog2;
+/// Plane columns rounded up to whole blocks.
+constexpr long long plane_padded_cols(long long cols) {
+  return (cols + kPlaneBlockColumns - 1) / kPlaneBlockColumns * kPlaneBlockColumns;
+}
 
 /// Storage of the plane's powers.
 enum class PlaneFormat { f32, f16 };
@@ -43,8 +41,9 @@ struct CorrelateGeometry {
   long long spectrum_stride = 0;  ///< complex values between spectra in the spectrum buffer
   long long plane_cols = 0;       ///< columns of a plane row
   [[nodiscard]] constexpr long long segment_stride() const { return nseg * fft_points; }
-  PlaneLayout layout;
-  [[nodiscard]] constexpr long long plane_stride() const { return layout.values; }
+  [[nodiscard]] constexpr long long plane_stride() const {
+    return static_cast<long long>(numz) * plane_padded_cols(plane_cols);
+  }
 };
 
 /// A hit as the harmonic-sum kernel records it (converted to AccelHit on the host).
@@ -60,10 +59,8 @@ struct HarmonicGeometry {
   long long plane_base = 0;    ///< rk of plane column 0
   long long plane_cols = 0;    ///< columns of a plane row
   long long plane_stride = 0;  ///< plane values between spectra
-  PlaneLayout layout;
-  bool tiles_first = false;  ///< block order: the rk tiles of a z band together (else the bands of a tile)
-  long long rk_lo = 0;       ///< first rk searched by this launch
-  long long rk_hi = 0;       ///< one past the last
+  long long rk_lo = 0;         ///< first rk searched by this launch
+  long long rk_hi = 0;         ///< one past the last
   int numz = 0;
   int stages = 1;
   float powcut[6] = {};  ///< per stage: a hit needs sum > powcut
@@ -137,7 +134,7 @@ struct TiledKernelLimits {
 TiledKernelLimits harmonic_sums_tiled_limits(int rows);
 
 /// out[zi][i] = the plane's (zi, col0 + i) as float, i < width (tests read the plane through it).
-cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, const PlaneLayout& layout, int numz,
-                                  long long col0, long long width, float* out, cudaStream_t stream);
+cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, int numz, long long col0, long long width,
+                                  float* out, cudaStream_t stream);
 
 }  // namespace fastpsr::cuda::accel

@@ -70,9 +70,8 @@ __device__ __forceinline__ void inverse_fft(Cf (&v)[Q][Plan::R], float* smem, co
 template <class Plan, bool Fourier, int Rows, typename P>
 __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
                                                   const Cf* twiddles, const float* __restrict__ scale,
-                                                  P* __restrict__ plane, int zi_plus, int zi_minus,
-                                                  const PlaneLayout& layout, long long col0, int use, float* smem,
-                                                  int j) {
+                                                  P* __restrict__ plane, int zi_plus, int zi_minus, int numz,
+                                                  long long col0, int use, float* smem, int j) {
   constexpr int R = Plan::R;
   constexpr int T = Plan::T;
   constexpr int M = Plan::M;
@@ -98,7 +97,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
         const int jj = j + m * T;
         if (jj < use) {
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          PlaneIo<P>::store2(plane + plane_index(layout, zi, col0 + 2 * jj), f.x * fft::norm(v[0][m]),
+          PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, numz), f.x * fft::norm(v[0][m]),
                              f.y * fft::norm(v[1][m]));
         }
       }
@@ -137,7 +136,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
           const Cf d = fft::sub(v[row][m], next);
           const Cf odd = {quarter_pi * d.re, quarter_pi * d.im};
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          PlaneIo<P>::store2(plane + plane_index(layout, zi, col0 + 2 * jj), f.x * fft::norm(v[row][m]),
+          PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, numz), f.x * fft::norm(v[row][m]),
                              f.y * fft::norm(odd));
         }
       }
@@ -174,10 +173,10 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
       correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, pl, g.center_row + pair, g.center_row - pair,
-                                          g.layout, col0, g.use, smem, j);
+                                          g.numz, col0, g.use, smem, j);
     } else {
       correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, pl, g.center_row + pair, g.center_row - pair,
-                                          g.layout, col0, g.use, smem, j);
+                                          g.numz, col0, g.use, smem, j);
     }
   }
 }

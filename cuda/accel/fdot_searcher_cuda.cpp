@@ -35,21 +35,6 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
-// --gpu-config plane_block / plane_skew as accel_kernels.hpp's PlaneLayout.
-PlaneLayout plane_layout(std::int64_t columns, int numz, int block, int skew) {
-  PlaneLayout l;
-  if (block == 0) {
-    l.pitch = columns + skew;
-    l.values = l.pitch * numz;
-  } else {
-    l.block_log2 = std::countr_zero(static_cast<unsigned>(block));
-    l.pitch = block + skew;
-    l.block_stride = l.pitch * numz;
-    l.values = (columns + block - 1) / block * l.block_stride;
-  }
-  return l;
-}
-
 // The shared-memory layout of the tiled harmonic-sum kernel (accel_kernels.hpp's TiledLayout):
 // a term's window has at most floor((threads - 1) h/H) + 2 columns, and as many rows as the
 // sub-harmonic rows of the widest band of `rows` z.
@@ -269,13 +254,10 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   cg_.numbins = p_.numbins;
   cg_.spectrum_stride = p_.numbins;
   cg_.plane_cols = os_.plane_cols;
-  cg_.layout = plane_layout(os_.plane_cols, p_.numz(), s_.plane_block, s_.plane_skew);
 
   hg_.plane_base = os_.plane_base;
   hg_.plane_cols = os_.plane_cols;
   hg_.plane_stride = cg_.plane_stride();
-  hg_.layout = cg_.layout;
-  hg_.tiles_first = s_.hs_tiles_first;
   hg_.rk_lo = p_.rk_begin;
   hg_.rk_hi = p_.rk_end;
   hg_.numz = p_.numz();
@@ -607,8 +589,8 @@ std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<flo
   enqueue_plane(g);
   const std::int64_t width = p_.rk_end - os_.plane_lo;
   DeviceBuffer<float> out(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(width));
-  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, cg_.layout, p_.numz(), os_.plane_lo - os_.plane_base,
-                                         width, out.get(), compute_.get()));
+  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, p_.numz(), os_.plane_lo - os_.plane_base, width,
+                                         out.get(), compute_.get()));
   std::vector<float> host(out.size());
   FASTPSR_CUDA_TRY(cudaMemcpyAsync(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();
@@ -656,17 +638,13 @@ std::string CudaSearcher::describe() const {
   }
   return fmt::format(
       "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
-      "pairs, {}; plane {} ({}) {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch "
-      "{}; "
+      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}; "
       "hit "
       "capacity {} a spectrum; device memory {:.2f} GiB",
       device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
-      s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32",
-      s_.plane_block == 0 ? fmt::format("z rows, pitch {}", cg_.layout.pitch)
-                          : fmt::format("blocks of {} columns with all z, pitch {}", s_.plane_block, cg_.layout.pitch),
-      gib(static_cast<double>(plane_bytes_per_spectrum())),
+      s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
       s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory" : "gather", s_.hs_threads,
       s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
       gib(static_cast<double>(device_bytes_)));

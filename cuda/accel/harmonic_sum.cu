@@ -2,9 +2,9 @@
 // Harmonic sums, thresholds and hit compaction in one pass over the plane (accel.hpp's
 // definition, summed in the CPU backend's order). A thread owns one rk of the highest harmonic
 // and `Rows` consecutive z rows of it; the sub-harmonic z row of a term is the same for the whole
-// block, so a value shared by neighbouring rows (sub_z repeats for h/H < 1) is loaded once
-// (hs=gather; harmonic_sum_tiled.cu stages the windows in shared memory). Block order:
-// harmonic_hits.cuh's tile_and_band.
+// block, so a value shared by neighbouring rows (sub_z repeats for h/H < 1) is loaded once. Blocks
+// take the z bands of one rk tile one after the other, so that the sub-harmonic windows the
+// bands share are read from L2 (hs=gather; harmonic_sum_tiled.cu stages them in shared memory).
 #include <cuda_fp16.h>
 
 #include "accel/accel_kernels.hpp"
@@ -18,7 +18,9 @@ template <int Rows, typename P>
 __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi, HarmonicGeometry g,
                                     DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
                                     unsigned long long capacity) {
-  const auto [tile, band] = tile_and_band<Rows>(g);
+  const int bands = (g.numz + Rows - 1) / Rows;
+  const int band = static_cast<int>(blockIdx.x % static_cast<unsigned>(bands));
+  const long long tile = blockIdx.x / static_cast<unsigned>(bands);
   const long long b = blockIdx.y;
   const long long rk_thread = g.rk_lo + tile * blockDim.x + threadIdx.x;
   const bool valid = rk_thread < g.rk_hi;
@@ -32,7 +34,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
     zi[r] = min(zi0 + r, g.numz - 1);
-    acc[r] = PlaneIo<P>::load(pl + plane_index(g.layout, zi[r], rk - g.plane_base));
+    acc[r] = PlaneIo<P>::load(pl + plane_index(zi[r], rk - g.plane_base, g.numz));
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, zi0, g.numz, my_hits, my_count, capacity);
   int term = 0;
@@ -49,7 +51,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
       for (int r = 0; r < Rows; ++r) {
         const int row = __ldg(rows_of_term + zi[r]);  // the same in every thread of the block
         if (row != previous) {
-          value = PlaneIo<P>::load(pl + plane_index(g.layout, row, column));
+          value = PlaneIo<P>::load(pl + plane_index(row, column, g.numz));
           previous = row;
         }
         acc[r] += value;

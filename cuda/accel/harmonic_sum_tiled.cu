@@ -8,8 +8,9 @@
 // computes, TiledLayout), with asynchronous copies (f32) that are all in flight at once, then
 // every point reads its terms from there: each plane value a tile needs crosses from L2 once, and
 // a block waits for memory once instead of once per term. The sums run in the CPU backend's order
-// (stage by stage, odd h ascending), so hits are bit-identical to hs=gather. Block order:
-// harmonic_hits.cuh's tile_and_band.
+// (stage by stage, odd h ascending), so hits are bit-identical to hs=gather. Block order as in
+// harmonic_sum.cu: the z bands of one rk tile are neighbours, so the windows they share come
+// from L2.
 #include <cuda_fp16.h>
 #include <cuda_pipeline_primitives.h>
 
@@ -56,7 +57,9 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
 
   const int threads = static_cast<int>(blockDim.x);
   const int tid = static_cast<int>(threadIdx.x);
-  const auto [tile, band] = tile_and_band<Rows>(g);
+  const int bands = (g.numz + Rows - 1) / Rows;
+  const int band = static_cast<int>(blockIdx.x % static_cast<unsigned>(bands));
+  const long long tile = blockIdx.x / static_cast<unsigned>(bands);
   const long long r_first = g.rk_lo + tile * threads;
   const long long r_last = min(r_first + threads, g.rk_hi) - 1;
   const bool valid = r_first + tid <= r_last;
@@ -91,11 +94,11 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   __syncthreads();
   for (int t = 0; t < terms; ++t) {
     if (tid < term_width[t]) {
-      // Each column's rows lie one pitch apart (either layout).
-      const P* source = pl + plane_index(g.layout, term_row0[t], term_c0[t] - g.plane_base + tid);
+      // Each column's rows lie kPlaneBlockColumns apart (the block layout).
+      const P* source = pl + plane_index(term_row0[t], term_c0[t] - g.plane_base + tid, g.numz);
       P* target = window + layout.offset[t] + tid;
       const int pitch = term_pitch[t];
-      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * g.layout.pitch);
+      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * kPlaneBlockColumns);
     }
   }
   __pipeline_commit();
@@ -106,7 +109,7 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   float acc[Rows];
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
-    acc[r] = PlaneIo<P>::load(pl + plane_index(g.layout, min(z_first + r, z_last), rk - g.plane_base));
+    acc[r] = PlaneIo<P>::load(pl + plane_index(min(z_first + r, z_last), rk - g.plane_base, g.numz));
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
   __pipeline_wait_prior(0);

@@ -9,9 +9,9 @@
 
 namespace fastpsr::cuda::accel {
 
-/// Offset of (zi, column) in one spectrum's plane (accel_kernels.hpp's PlaneLayout).
-__device__ __forceinline__ long long plane_index(const PlaneLayout& l, int zi, long long column) {
-  return (column >> l.block_log2) * l.block_stride + zi * l.pitch + (column & ((1LL << l.block_log2) - 1));
+/// Offset of (zi, column) in one spectrum's plane (accel_kernels.hpp's block layout).
+__device__ __forceinline__ long long plane_index(int zi, long long column, int numz) {
+  return ((column >> kPlaneBlockLog2) * numz + zi) * kPlaneBlockColumns + (column & (kPlaneBlockColumns - 1));
 }
 
 template <typename P>

@@ -223,10 +223,6 @@ TEST_CASE(
       configs.push_back({{"path", "custom"}, {"segs_per_block", "3"}});
       configs.push_back({{"path", "custom"}, {"plane", "f16"}});
       configs.push_back({{"path", "cufft"}, {"plane", "f16"}, {"zchunk", "3"}});
-      configs.push_back({{"path", "custom"}, {"plane_block", "512"}, {"plane_skew", "16"}});
-      configs.push_back({{"path", "cufft"}, {"plane_block", "1024"}});
-      configs.push_back({{"path", "custom"}, {"plane_skew", "48"}, {"fft_radix", "16"}});
-      configs.push_back({{"path", "custom"}, {"plane", "f16"}, {"plane_block", "2048"}, {"plane_skew", "32"}});
       for (const auto& config : configs) {
         CAPTURE(zmax);
         CAPTURE(static_cast<int>(interp));
@@ -299,8 +295,6 @@ TEST_CASE("accel cuda: hits equal the CPU backend's (isolated and accelerated si
       {32, AccelInterp::interbin, {{"path", "custom"}, {"hs_rows", "1"}, {"fft_radix", "16"}}},
       {32, AccelInterp::fourier, {{"hs", "tiled"}, {"hs_rows", "4"}, {"hs_threads", "32"}}},
       {32, AccelInterp::fourier, {{"hs", "gather"}, {"hs_rows", "2"}}},
-      {16, AccelInterp::fourier, {{"plane_block", "512"}, {"plane_skew", "32"}, {"hs_order", "r"}}},
-      {8, AccelInterp::interbin, {{"hs", "gather"}, {"plane_block", "1024"}, {"hs_order", "r"}}},
   };
   for (const auto& c : cases) {
     CAPTURE(c.numharm);
@@ -465,12 +459,7 @@ TEST_CASE("accel cuda: configurations agree with each other") {
                                              {{"hs_threads", "32"}, {"segs_per_block", "7"}},
                                              {{"hs", "tiled"}, {"hs_rows", "2"}, {"hs_threads", "96"}},
                                              {{"hs", "gather"}},
-                                             {{"hs", "gather"}, {"hs_rows", "16"}, {"hs_threads", "64"}},
-                                             {{"hs_order", "r"}},
-                                             {{"hs_order", "r"}, {"hs", "gather"}, {"hs_rows", "4"}},
-                                             {{"plane_skew", "16"}},
-                                             {{"plane_block", "2048"}, {"hs_order", "r"}, {"hs_rows", "16"}},
-                                             {{"plane_block", "512"}, {"plane_skew", "64"}, {"hs", "gather"}}}) {
+                                             {{"hs", "gather"}, {"hs_rows", "16"}, {"hs_threads", "64"}}}) {
     INFO("gpu-config " << describe(c));
     CHECK(by_key(gpu_hits(p, x, c)) == by_key(base));
   }
@@ -505,9 +494,6 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"hits", "0"}}, "hits=0"},
       {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
       {{{"hs", "fast"}}, "hs=fast: must be auto, tiled or gather"},
-      {{{"hs_order", "x"}}, "hs_order=x: must be z or r"},
-      {{{"plane_block", "100"}}, "plane_block=100: must be one of 0, 512"},
-      {{{"plane_skew", "8"}}, "plane_skew=8: must be a multiple of 16"},
   };
   for (const auto& [config, message] : bad) {
     INFO("gpu-config " << describe(config));

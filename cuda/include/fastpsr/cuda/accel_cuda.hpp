@@ -33,19 +33,12 @@
 ///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
-///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
-///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
+///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 256).
+///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 8).
 ///   hs=auto|tiled|gather  harmonic-sum kernel: tiled copies each stage's sub-harmonic windows
 ///                       of a block's tile into shared memory first; gather reads every term
 ///                       through the caches. Both give identical hits. auto (default): tiled when
 ///                       its shared memory fits the device, else gather.
-///   hs_order=z|r        harmonic sums: blocks in flight take the z bands of one rk tile (z)
-///                       or the rk tiles of one z band (r, default).
-///   plane_block=0|512|1024|2048|4096|8192  plane layout: 0 (default) whole z rows one after the
-///                       other; n: blocks of n columns, each with all its z rows, so that a tile
-///                       of the harmonic sums finds all its rows close together.
-///   plane_skew=<n>      plane values added to each row's pitch (0 .. 4096, default 0), so that
-///                       the rows read at once fall on different memory channels.
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
@@ -75,12 +68,9 @@ struct AccelGpuSettings {
   int fft_radix = 8;
   int segs_per_block = 2;
   int zchunk = 0;
-  int hs_threads = 128;
-  int hs_rows = 16;
+  int hs_threads = 256;
+  int hs_rows = 8;
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
-  bool hs_tiles_first = true;                               ///< hs_order=r
-  int plane_block = 0;
-  int plane_skew = 0;
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
 };
