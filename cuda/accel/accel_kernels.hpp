@@ -4,24 +4,13 @@
 // code). All pointers are device memory; every launcher only enqueues on `stream` and reports
 // launch errors through the returned cudaError_t (the host code checks it with FASTPSR_CUDA_TRY).
 // Layouts (accel_layout.hpp): segment FFTs [spectrum][segment][M]; templates [pair][phase][M];
-// plane [spectrum][column block][zi][column % kPlaneBlockColumns], column = rk - plane_base
-// (plane_io.cuh's plane_index): a tile of columns keeps all its z rows within a few pages.
+// plane [spectrum][zi][column], column = rk - plane_base.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace fastpsr::cuda::accel {
-
-/// Columns of a plane block: the plane is stored as blocks of this many columns, each with all
-/// its z rows, [column block][zi][column in block], so that the harmonic sums of a tile (all
-/// terms' windows) touch a few memory pages, not one page per z row.
-inline constexpr int kPlaneBlockLog2 = 11;
-inline constexpr long long kPlaneBlockColumns = 1LL << kPlaneBlockLog2;
-/// Plane columns rounded up to whole blocks.
-constexpr long long plane_padded_cols(long long cols) {
-  return (cols + kPlaneBlockColumns - 1) / kPlaneBlockColumns * kPlaneBlockColumns;
-}
 
 /// Storage of the plane's powers.
 enum class PlaneFormat { f32, f16 };
@@ -41,9 +30,7 @@ struct CorrelateGeometry {
   long long spectrum_stride = 0;  ///< complex values between spectra in the spectrum buffer
   long long plane_cols = 0;       ///< columns of a plane row
   [[nodiscard]] constexpr long long segment_stride() const { return nseg * fft_points; }
-  [[nodiscard]] constexpr long long plane_stride() const {
-    return static_cast<long long>(numz) * plane_padded_cols(plane_cols);
-  }
+  [[nodiscard]] constexpr long long plane_stride() const { return static_cast<long long>(numz) * plane_cols; }
 };
 
 /// A hit as the harmonic-sum kernel records it (converted to AccelHit on the host).
@@ -133,8 +120,8 @@ struct TiledKernelLimits {
 };
 TiledKernelLimits harmonic_sums_tiled_limits(int rows);
 
-/// out[zi][i] = the plane's (zi, col0 + i) as float, i < width (tests read the plane through it).
-cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, int numz, long long col0, long long width,
-                                  float* out, cudaStream_t stream);
+/// out[zi][i] = plane[zi][col0 + i] as float, i < width (tests read the plane through it).
+cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,
+                                  long long width, float* out, cudaStream_t stream);
 
 }  // namespace fastpsr::cuda::accel

@@ -70,8 +70,8 @@ __device__ __forceinline__ void inverse_fft(Cf (&v)[Q][Plan::R], float* smem, co
 template <class Plan, bool Fourier, int Rows, typename P>
 __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
                                                   const Cf* twiddles, const float* __restrict__ scale,
-                                                  P* __restrict__ plane, int zi_plus, int zi_minus, int numz,
-                                                  long long col0, int use, float* smem, int j) {
+                                                  P* __restrict__ row_plus, P* __restrict__ row_minus, long long col0,
+                                                  int use, float* smem, int j) {
   constexpr int R = Plan::R;
   constexpr int T = Plan::T;
   constexpr int M = Plan::M;
@@ -91,14 +91,13 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
         v[1][m] = fft::mul(x, load_cf(tmpl + M + k));
       }
       inverse_fft<Plan, 0, 2>(v, smem, twiddles, j);
-      const int zi = row == 0 ? zi_plus : zi_minus;
+      P* out = row == 0 ? row_plus : row_minus;
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
         const int jj = j + m * T;
         if (jj < use) {
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, numz), f.x * fft::norm(v[0][m]),
-                             f.y * fft::norm(v[1][m]));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[0][m]), f.y * fft::norm(v[1][m]));
         }
       }
     }
@@ -127,7 +126,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
     constexpr float quarter_pi = 0.785398163397448F;
     FASTPSR_UNROLL
     for (int row = 0; row < Rows; ++row) {
-      const int zi = row == 0 ? zi_plus : zi_minus;
+      P* out = row == 0 ? row_plus : row_minus;
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
         const int jj = j + m * T;
@@ -136,8 +135,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
           const Cf d = fft::sub(v[row][m], next);
           const Cf odd = {quarter_pi * d.re, quarter_pi * d.im};
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, numz), f.x * fft::norm(v[row][m]),
-                             f.y * fft::norm(odd));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[row][m]), f.y * fft::norm(odd));
         }
       }
     }
@@ -164,6 +162,8 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
   const float2* spectrum_segments = segments + b * g.segment_stride();
   P* pl = plane + b * g.plane_stride();
   const float* spectrum_scale = scale + b * g.plane_cols;
+  P* row_plus = pl + static_cast<long long>(g.center_row + pair) * g.plane_cols;
+  P* row_minus = pl + static_cast<long long>(g.center_row - pair) * g.plane_cols;
   const float2* tmpl = templates + static_cast<long long>(pair) * g.phases * Plan::M;
   const Cf* tw = reinterpret_cast<const Cf*>(twiddles);
   for (int i = 0; i < segs_per_block; ++i) {
@@ -172,11 +172,9 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
     const float2* seg = spectrum_segments + s * Plan::M;
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
-      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, pl, g.center_row + pair, g.center_row - pair,
-                                          g.numz, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
     } else {
-      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, pl, g.center_row + pair, g.center_row - pair,
-                                          g.numz, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
     }
   }
 }

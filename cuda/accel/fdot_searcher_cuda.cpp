@@ -95,7 +95,7 @@ class CudaSearcher final : public CudaFdotSearcher {
   };
   [[nodiscard]] std::size_t plane_value_bytes() const { return s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float); }
   [[nodiscard]] std::size_t plane_bytes_per_spectrum() const {
-    return static_cast<std::size_t>(cg_.plane_stride()) * plane_value_bytes();
+    return static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(os_.plane_cols) * plane_value_bytes();
   }
   [[nodiscard]] char* plane_of(int b) const {
     return plane_.get() + static_cast<std::size_t>(b) * plane_bytes_per_spectrum();
@@ -136,7 +136,7 @@ class CudaSearcher final : public CudaFdotSearcher {
   DeviceBuffer<float2> spectra_[2];  // [batch][numbins], double-buffered between groups
   PinnedBuffer<std::complex<float>> staging_[2];
   DeviceBuffer<float2> segments_;   // [batch][nseg][M]
-  DeviceBuffer<char> plane_;        // [batch][column block][numz][block column] of f32 or f16
+  DeviceBuffer<char> plane_;        // [batch][numz][plane_cols] of f32 or f16
   DeviceBuffer<float2> templates_;  // [npairs][phases][M]
   DeviceBuffer<float2> twiddles_;   // exp(+2 pi i t / M)
   DeviceBuffer<int> sub_zi_;        // [term][numz]
@@ -589,8 +589,8 @@ std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<flo
   enqueue_plane(g);
   const std::int64_t width = p_.rk_end - os_.plane_lo;
   DeviceBuffer<float> out(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(width));
-  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, p_.numz(), os_.plane_lo - os_.plane_base, width,
-                                         out.get(), compute_.get()));
+  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, os_.plane_cols, p_.numz(),
+                                         os_.plane_lo - os_.plane_base, width, out.get(), compute_.get()));
   std::vector<float> host(out.size());
   FASTPSR_CUDA_TRY(cudaMemcpyAsync(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();

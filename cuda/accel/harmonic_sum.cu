@@ -34,7 +34,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
     zi[r] = min(zi0 + r, g.numz - 1);
-    acc[r] = PlaneIo<P>::load(pl + plane_index(zi[r], rk - g.plane_base, g.numz));
+    acc[r] = PlaneIo<P>::load(pl + zi[r] * g.plane_cols + (rk - g.plane_base));
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, zi0, g.numz, my_hits, my_count, capacity);
   int term = 0;
@@ -43,7 +43,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
     // Stage s adds the odd harmonics h/H; the even ones were added as (h/2)/(H/2) before.
     for (int h = 1; h < H; h += 2, ++term) {
       const long long srk = (rk * h + (H >> 1)) >> s;  // floor(rk h / H + 1/2)
-      const long long column = srk - g.plane_base;
+      const P* column = pl + (srk - g.plane_base);
       const int* rows_of_term = sub_zi + term * g.numz;
       int previous = -1;
       float value = 0.0F;
@@ -51,7 +51,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
       for (int r = 0; r < Rows; ++r) {
         const int row = __ldg(rows_of_term + zi[r]);  // the same in every thread of the block
         if (row != previous) {
-          value = PlaneIo<P>::load(pl + plane_index(row, column, g.numz));
+          value = PlaneIo<P>::load(column + row * g.plane_cols);
           previous = row;
         }
         acc[r] += value;

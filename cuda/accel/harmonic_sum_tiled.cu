@@ -94,11 +94,10 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   __syncthreads();
   for (int t = 0; t < terms; ++t) {
     if (tid < term_width[t]) {
-      // Each column's rows lie kPlaneBlockColumns apart (the block layout).
-      const P* source = pl + plane_index(term_row0[t], term_c0[t] - g.plane_base + tid, g.numz);
+      const P* source = pl + static_cast<long long>(term_row0[t]) * g.plane_cols + (term_c0[t] - g.plane_base) + tid;
       P* target = window + layout.offset[t] + tid;
       const int pitch = term_pitch[t];
-      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * kPlaneBlockColumns);
+      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * g.plane_cols);
     }
   }
   __pipeline_commit();
@@ -109,7 +108,7 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   float acc[Rows];
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
-    acc[r] = PlaneIo<P>::load(pl + plane_index(min(z_first + r, z_last), rk - g.plane_base, g.numz));
+    acc[r] = PlaneIo<P>::load(pl + min(z_first + r, z_last) * g.plane_cols + (rk - g.plane_base));
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
   __pipeline_wait_prior(0);

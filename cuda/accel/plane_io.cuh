@@ -5,14 +5,7 @@
 // ones saturate at 1.6e7), which halves the plane's memory traffic.
 #include <cuda_fp16.h>
 
-#include "accel/accel_kernels.hpp"
-
 namespace fastpsr::cuda::accel {
-
-/// Offset of (zi, column) in one spectrum's plane (accel_kernels.hpp's block layout).
-__device__ __forceinline__ long long plane_index(int zi, long long column, int numz) {
-  return ((column >> kPlaneBlockLog2) * numz + zi) * kPlaneBlockColumns + (column & (kPlaneBlockColumns - 1));
-}
 
 template <typename P>
 struct PlaneIo;

@@ -115,29 +115,28 @@ __global__ void products_to_plane_kernel(const float2* __restrict__ products, co
   const int zi = g.center_row + (minus_row(row) ? -pair_of_row(row) : pair_of_row(row));
   const long long transform = g.nseg * g.fft_points;  // one (row, phase)
   const float2* c = products + static_cast<long long>(local_row) * g.phases * transform + s * g.fft_points;
-  const long long col0 = 2 * s * g.use;
+  P* out = plane + static_cast<long long>(zi) * g.plane_cols + 2 * s * g.use;
   const float* f = scale + 2 * s * g.use;
   for (int jj = static_cast<int>(threadIdx.x); jj < g.use; jj += blockDim.x) {
     const float2 fc = __ldg(reinterpret_cast<const float2*>(f + 2 * jj));
     if (g.phases == 2) {
-      PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, g.numz), fc.x * norm2(c[jj]),
-                         fc.y * norm2(c[transform + jj]));
+      PlaneIo<P>::store2(out + 2 * jj, fc.x * norm2(c[jj]), fc.y * norm2(c[transform + jj]));
     } else {
       constexpr float quarter_pi = 0.785398163397448F;
       const float2 d = make_float2(quarter_pi * (c[jj].x - c[jj + 1].x), quarter_pi * (c[jj].y - c[jj + 1].y));
-      PlaneIo<P>::store2(plane + plane_index(zi, col0 + 2 * jj, g.numz), fc.x * norm2(c[jj]), fc.y * norm2(d));
+      PlaneIo<P>::store2(out + 2 * jj, fc.x * norm2(c[jj]), fc.y * norm2(d));
     }
   }
 }
 
 // Block (zi, chunk of columns).
 template <typename P>
-__global__ void plane_to_float_kernel(const P* __restrict__ plane, int numz, long long col0, long long width, int chunk,
-                                      float* __restrict__ out) {
-  const int zi = static_cast<int>(blockIdx.y);
+__global__ void plane_to_float_kernel(const P* __restrict__ plane, long long plane_cols, long long col0,
+                                      long long width, int chunk, float* __restrict__ out) {
+  const long long zi = blockIdx.y;
   const long long i0 = static_cast<long long>(blockIdx.x) * chunk;
   for (int i = static_cast<int>(threadIdx.x); i < chunk && i0 + i < width; i += blockDim.x) {
-    out[zi * width + i0 + i] = PlaneIo<P>::load(plane + plane_index(zi, col0 + i0 + i, numz));
+    out[zi * width + i0 + i] = PlaneIo<P>::load(plane + zi * plane_cols + col0 + i0 + i);
   }
 }
 
@@ -192,15 +191,15 @@ cudaError_t launch_products_to_plane(const void* products, const float* scale, v
   return cudaGetLastError();
 }
 
-cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, int numz, long long col0, long long width,
-                                  float* out, cudaStream_t stream) {
+cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,
+                                  long long width, float* out, cudaStream_t stream) {
   const dim3 grid(chunks(width), static_cast<unsigned>(numz));
   if (format == PlaneFormat::f16) {
-    plane_to_float_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const __half*>(plane), numz, col0, width, kChunk,
-                                                         out);
+    plane_to_float_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const __half*>(plane), plane_cols, col0, width,
+                                                         kChunk, out);
   } else {
-    plane_to_float_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const float*>(plane), numz, col0, width, kChunk,
-                                                         out);
+    plane_to_float_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const float*>(plane), plane_cols, col0, width,
+                                                         kChunk, out);
   }
   return cudaGetLastError();
 }
