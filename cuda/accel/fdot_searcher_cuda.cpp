@@ -604,9 +604,16 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
   // correlation; the power scale written and read once per column.
   double bytes = static_cast<double>(p_.numbins) * sizeof(float2) + 4.0 * segment +
                  2.0 * static_cast<double>(os_.plane_cols) * sizeof(float);
-  // The plane written once and read once by the harmonic sums.
+  // The plane written once; the harmonic sums read it once for the highest harmonic and, per tile,
+  // the window of each term h/H, (h/H)^2 of the tile (no L2 holds a window until the tile at
+  // r H/h that shares it: docs/PERFORMANCE.md, accelsearch).
+  double windows = 1.0;
+  for (int s = 1; s < p_.stages(); ++s) {
+    const double H = static_cast<double>(1 << s);
+    for (int h = 1; h < (1 << s); h += 2) windows += (h / H) * (h / H);
+  }
   bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value;
-  bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value;
+  bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value * windows;
   if (s_.path == AccelGpuPath::cufft) {
     // Per (row, phase): products written, inverse FFT read + write, powers read.
     bytes += static_cast<double>(p_.numz()) * os_.phases() * 4.0 * segment;
