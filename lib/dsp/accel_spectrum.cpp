@@ -242,7 +242,7 @@ SearchSpectrum normalise_for_search(std::span<const std::complex<float>> fft, Ac
           const std::int64_t b = start - blocks.halfwidth + i;
           pows[static_cast<std::size_t>(i)] = b >= 0 && b < n ? power_of(fft[static_cast<std::size_t>(b)]) : 0.0F;
         }
-        const double med = presto_median(pows);
+        const auto med = static_cast<double>(presto_median(pows));
         out.scale_rk_start.push_back(2 * start);
         out.scale.push_back(med > 0.0 ? static_cast<float>(std::log(2.0) / med) : 0.0F);
       };

@@ -207,7 +207,7 @@ double log_asymptotic_gamma(double z) {
 }  // namespace
 
 double chi2_logp(double chi2, double dof) {
-  if (chi2 <= 0.0) return -INFINITY;
+  if (chi2 <= 0.0) return -std::numeric_limits<double>::infinity();
   if (chi2 > 1200.0 || (dof > 30.0 && chi2 > 100.0)) {
     return log_asymptotic_incomplete_gamma(0.5 * dof, 0.5 * chi2) - log_asymptotic_gamma(0.5 * dof);
   }

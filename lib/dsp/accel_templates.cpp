@@ -205,14 +205,14 @@ std::complex<double> rz_interp(const std::complex<float>* x, long numbins, doubl
   const double frac = r - fl;
   const long k0 = static_cast<long>(fl);
   if (std::fabs(z) < 1e-4) {
-    if (frac < 1e-5) return {x[k0].real(), x[k0].imag()};
-    if (1.0 - frac < 1e-5) return {x[k0 + 1].real(), x[k0 + 1].imag()};
+    if (frac < 1e-5) return {static_cast<double>(x[k0].real()), static_cast<double>(x[k0].imag())};
+    if (1.0 - frac < 1e-5) return {static_cast<double>(x[k0 + 1].real()), static_cast<double>(x[k0 + 1].imag())};
   }
   const long lo = std::max(0L, k0 - halfwidth);
   const long hi = std::min(numbins - 1, k0 + halfwidth - 1);
   std::complex<double> sum(0.0, 0.0);
   for (long k = lo; k <= hi; ++k) {
-    const std::complex<double> v(x[k].real(), x[k].imag());
+    const std::complex<double> v(static_cast<double>(x[k].real()), static_cast<double>(x[k].imag()));
     sum += v * std::conj(z_response(static_cast<double>(k) - r, z));
   }
   return sum;
