@@ -9,7 +9,9 @@
 // FFT models against the measured ceilings, and whether the injected pulsar was found.
 //
 //   bench/accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
-//                   [--quick]
+//                   [--quick] [--config key=value,key=value ...]
+// --config (repeatable) runs that --gpu-config on fdas-8m zmax 200 16 harmonics instead of the
+// sweep's list (the key "interp=interbin" picks interbinning).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -241,6 +243,7 @@ int run(int argc, char** argv) {
   bool cpu = true;
   bool quick = false;
   std::string setups = "fdas-2m,fdas-8m";
+  std::vector<std::pair<AccelInterp, Config>> chosen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -259,10 +262,25 @@ int run(int argc, char** argv) {
       cpu = false;
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--config") {
+      std::stringstream list(value());
+      std::string item;
+      std::pair<AccelInterp, Config> c{AccelInterp::fourier, {}};
+      while (std::getline(list, item, ',')) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+          throw Error(ErrorCode::invalid_argument, "--config: '" + item + "' is not key=value");
+        if (item.substr(0, eq) == "interp") {
+          c.first = item.substr(eq + 1) == "interbin" ? AccelInterp::interbin : AccelInterp::fourier;
+        } else {
+          c.second[item.substr(0, eq)] = item.substr(eq + 1);
+        }
+      }
+      chosen.push_back(std::move(c));
     } else {
       std::fprintf(stderr,
                    "usage: accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu] "
-                   "[--quick]\n");
+                   "[--quick] [--config key=value,...]\n");
       return 2;
     }
   }
@@ -319,7 +337,7 @@ int run(int argc, char** argv) {
     if (std::string(su.name) == "fdas-8m") eight = std::move(d);
   }
 
-  if (sweep && eight.setup != nullptr) {
+  if ((sweep || !chosen.empty()) && eight.setup != nullptr) {
     std::printf("\n# sweep: fdas-8m, zmax 200, 16 harmonics\n");
     print_header();
     std::vector<std::pair<AccelInterp, Config>> configs;
@@ -330,9 +348,11 @@ int run(int argc, char** argv) {
         configs.push_back({F, {{"path", "custom"}, {"fft_len", len}, {"fft_radix", radix}}});
     }
     for (const char* spb : {"1", "4", "8"}) configs.push_back({F, {{"path", "custom"}, {"segs_per_block", spb}}});
-    for (const char* hr : {"2", "4", "16"}) {
-      for (const char* ht : {"128", "512"})
-        configs.push_back({F, {{"path", "custom"}, {"hs_rows", hr}, {"hs_threads", ht}}});
+    for (const char* hs : {"tiled", "gather"}) {
+      for (const char* hr : {"4", "8", "16"}) {
+        for (const char* ht : {"128", "256"})
+          configs.push_back({F, {{"path", "custom"}, {"hs", hs}, {"hs_rows", hr}, {"hs_threads", ht}}});
+      }
     }
     configs.push_back({F, {{"path", "custom"}, {"plane", "f16"}}});
     configs.push_back({F, {{"path", "cufft"}, {"plane", "f16"}}});
@@ -341,6 +361,7 @@ int run(int argc, char** argv) {
     configs.push_back({I, {{"path", "cufft"}}});
     for (const char* len : {"4096", "16384", "32768"}) configs.push_back({F, {{"path", "cufft"}, {"fft_len", len}}});
     if (quick) configs.resize(std::min<std::size_t>(configs.size(), 6));
+    if (!chosen.empty()) configs = chosen;
     for (const auto& [interp, config] : configs) {
       sweep_rows.push_back(run_gpu(ctx, eight, 200, 16, interp, config));
       print_row(ctx, sweep_rows.back());

@@ -48,6 +48,12 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       FASTPSR_EXPECTS(s.hs_threads % 32 == 0, "--gpu-config hs_threads={}: must be a multiple of 32", value);
     } else if (key == "hs_rows") {
       s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
+    } else if (key == "hs") {
+      FASTPSR_EXPECTS(value == "auto" || value == "tiled" || value == "gather",
+                      "--gpu-config hs={}: must be auto, tiled or gather", value);
+      s.hs = value == "auto"    ? AccelHarmonicKernel::automatic
+             : value == "tiled" ? AccelHarmonicKernel::tiled
+                                : AccelHarmonicKernel::gather;
     } else if (key == "hits") {
       s.hits = parse_integer(key, value, 1, std::int64_t{1} << 28);
     } else if (key == "plane") {
@@ -56,7 +62,7 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
-                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hits, plane)",
+                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs, hits, plane)",
                               key));
     }
   }

@@ -97,6 +97,29 @@ cudaError_t launch_harmonic_sums(const void* plane, PlaneFormat format, const in
                                  DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
                                  int rows, int batch, cudaStream_t stream);
 
+/// hs=tiled (harmonic_sum_tiled.cu): where each term's window lives in a block's shared memory.
+/// Term t (stage s, odd h: t = 2^(s-1) - 1 + (h - 1) / 2) has pitch floor((threads - 1) h / H) + 2
+/// plane values a row and as many rows as its widest band of `rows` z; offset[t] is the prefix
+/// sum of pitch x rows, offset[terms] the values a block needs (in plane values, f32 or f16).
+inline constexpr int kTiledMaxTerms = 31;  // 32 harmonics
+struct TiledLayout {
+  int offset[kTiledMaxTerms + 1] = {};
+};
+/// The same sums, thresholds and hits as launch_harmonic_sums (bit-identical), with the sub-harmonic
+/// windows of a block's tile (threads rk x rows z) copied into shared memory first. threads: 32 ..
+/// 1024, a multiple of 32; at most 6 stages; the kernel traps if a window outgrows the layout.
+cudaError_t launch_harmonic_sums_tiled(const void* plane, PlaneFormat format, const int* sub_zi,
+                                       const HarmonicGeometry& g, const TiledLayout& layout, DeviceHit* hits,
+                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
+                                       int batch, cudaStream_t stream);
+/// The tiled kernel for `rows` (either plane format): its static shared memory and the most
+/// threads a block may have with its registers; zeros when not built.
+struct TiledKernelLimits {
+  std::size_t static_smem_bytes = 0;
+  int max_threads = 0;
+};
+TiledKernelLimits harmonic_sums_tiled_limits(int rows);
+
 /// out[zi][i] = plane[zi][col0 + i] as float, i < width (tests read the plane through it).
 cudaError_t launch_plane_to_float(const void* plane, PlaneFormat format, long long plane_cols, int numz, long long col0,
                                   long long width, float* out, cudaStream_t stream);

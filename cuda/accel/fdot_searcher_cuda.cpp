@@ -35,6 +35,25 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
+// The shared-memory layout of the tiled harmonic-sum kernel (accel_kernels.hpp's TiledLayout):
+// a term's window has at most floor((threads - 1) h/H) + 2 columns, and as many rows as the
+// sub-harmonic rows of the widest band of `rows` z.
+TiledLayout tiled_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows) {
+  TiledLayout layout;
+  int t = 0;
+  for (int s = 1; s < stages; ++s) {
+    const int H = 1 << s;
+    for (int h = 1; h < H; h += 2, ++t) {
+      const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
+      int widest = 0;
+      for (int z0 = 0; z0 < numz; z0 += rows)
+        widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
+      layout.offset[t + 1] = layout.offset[t] + ((threads - 1) * h / H + 2) * widest;
+    }
+  }
+  return layout;
+}
+
 // Makes the GPU current before any stream or event of the searcher is created (members are
 // initialised in order); device_properties first, for its clear message about a missing GPU.
 struct DeviceSelection {
@@ -88,6 +107,8 @@ class CudaSearcher final : public CudaFdotSearcher {
               const Group& g);
   void enqueue_plane(const Group& g);
   void enqueue_harmonics(const Group& g);
+  void launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits, unsigned long long* counts,
+                        int batch);
   void finish(const Group& g, std::span<AccelHitSink* const> sinks);
   std::uint64_t harmonics_range(int b, std::int64_t rk_lo, std::int64_t rk_hi);
   void deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink);
@@ -106,6 +127,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   int log2m_ = 0;
   int log2r_ = 0;
   std::uint64_t capacity_ = 0;  // hits per spectrum
+  std::vector<std::int32_t> sub_zi_host_;
+  TiledLayout tiled_layout_;  // hs=tiled
   std::size_t device_bytes_ = 0;
 
   Stream compute_;
@@ -200,6 +223,20 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   FASTPSR_EXPECTS(std::max(custom_blocks, harmonic_blocks) < (1LL << 31),
                   "accel (GPU): the problem needs more thread blocks than a launch allows: raise segs_per_block, "
                   "hs_threads or hs_rows");
+  sub_zi_host_ = accel_sub_zi_table(p_);
+  if (s_.hs != AccelHarmonicKernel::gather) {
+    tiled_layout_ = tiled_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
+    const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);
+    const std::size_t smem = static_cast<std::size_t>(tiled_layout_.offset[(1 << (p_.stages() - 1)) - 1]) *
+                                 (s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float)) +
+                             limits.static_smem_bytes;
+    const bool fits = smem <= props.shared_per_block_optin && s_.hs_threads <= limits.max_threads;
+    FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
+                    "--gpu-config hs=tiled: {} rk x {} rows a block need {} bytes of shared memory and {} threads, "
+                    "the device allows {} bytes and the kernel's registers {} threads: lower hs_threads or hs_rows",
+                    s_.hs_threads, s_.hs_rows, smem, s_.hs_threads, props.shared_per_block_optin, limits.max_threads);
+    s_.hs = fits ? AccelHarmonicKernel::tiled : AccelHarmonicKernel::gather;
+  }
   format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
   // One rk has at most numz * stages hits: with at least that room the halving always ends.
   capacity_ =
@@ -264,7 +301,7 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   plane_ = DeviceBuffer<char>(batch * plane_bytes_per_spectrum());
   templates_ = DeviceBuffer<float2>(static_cast<std::size_t>(os_.npairs * os_.phases()) * m);
   twiddles_ = DeviceBuffer<float2>(m);
-  const auto table = accel_sub_zi_table(p_);
+  const auto& table = sub_zi_host_;
   sub_zi_ = DeviceBuffer<int>(std::max<std::size_t>(table.size(), 1));
   if (!table.empty()) {
     FASTPSR_CUDA_TRY(cudaMemcpy(sub_zi_.get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
@@ -430,12 +467,22 @@ void CudaSearcher::enqueue_harmonics(const Group& g) {
   const cudaStream_t s = compute_.get();
   FASTPSR_CUDA_TRY(
       cudaMemsetAsync(counts_.get(), 0, static_cast<std::size_t>(g.count) * sizeof(unsigned long long), s));
-  FASTPSR_CUDA_TRY(launch_harmonic_sums(plane_.get(), format_, sub_zi_.get(), hg_, hits_.get(), counts_.get(),
-                                        capacity_, s_.hs_threads, s_.hs_rows, g.count, s));
+  launch_harmonics(plane_.get(), hg_, hits_.get(), counts_.get(), g.count);
   FASTPSR_CUDA_TRY(cudaMemcpyAsync(counts_host_.get(), counts_.get(),
                                    static_cast<std::size_t>(g.count) * sizeof(unsigned long long),
                                    cudaMemcpyDeviceToHost, s));
   t_done_.record(s);
+}
+
+void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits,
+                                    unsigned long long* counts, int batch) {
+  if (s_.hs == AccelHarmonicKernel::tiled) {
+    FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
+                                                capacity_, s_.hs_threads, s_.hs_rows, batch, compute_.get()));
+  } else {
+    FASTPSR_CUDA_TRY(launch_harmonic_sums(plane, format_, sub_zi_.get(), g, hits, counts, capacity_, s_.hs_threads,
+                                          s_.hs_rows, batch, compute_.get()));
+  }
 }
 
 void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t stride,
@@ -509,9 +556,7 @@ std::uint64_t CudaSearcher::harmonics_range(int b, std::int64_t rk_lo, std::int6
   g.rk_hi = rk_hi;
   unsigned long long* count = counts_.get() + b;
   FASTPSR_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(unsigned long long), s));
-  FASTPSR_CUDA_TRY(launch_harmonic_sums(plane_of(b), format_, sub_zi_.get(), g,
-                                        hits_.get() + static_cast<std::size_t>(b) * capacity_, count, capacity_,
-                                        s_.hs_threads, s_.hs_rows, 1, s));
+  launch_harmonics(plane_of(b), g, hits_.get() + static_cast<std::size_t>(b) * capacity_, count, 1);
   FASTPSR_CUDA_TRY(
       cudaMemcpyAsync(counts_host_.get() + b, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   compute_.synchronize();
@@ -559,9 +604,16 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
   // correlation; the power scale written and read once per column.
   double bytes = static_cast<double>(p_.numbins) * sizeof(float2) + 4.0 * segment +
                  2.0 * static_cast<double>(os_.plane_cols) * sizeof(float);
-  // The plane written once and read once by the harmonic sums.
+  // The plane written once; the harmonic sums read it once for the highest harmonic and, per tile,
+  // the window of each term h/H, (h/H)^2 of the tile (no L2 holds a window until the tile at
+  // r H/h that shares it: docs/PERFORMANCE.md, accelsearch).
+  double windows = 1.0;
+  for (int s = 1; s < p_.stages(); ++s) {
+    const double H = static_cast<double>(1 << s);
+    for (int h = 1; h < (1 << s); h += 2) windows += (h / H) * (h / H);
+  }
   bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value;
-  bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value;
+  bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value * windows;
   if (s_.path == AccelGpuPath::cufft) {
     // Per (row, phase): products written, inverse FFT read + write, powers read.
     bytes += static_cast<double>(p_.numz()) * os_.phases() * 4.0 * segment;
@@ -593,13 +645,15 @@ std::string CudaSearcher::describe() const {
   }
   return fmt::format(
       "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
-      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums {} rk x {} rows a thread, {} stage{}; batch {}; hit "
+      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}; "
+      "hit "
       "capacity {} a spectrum; device memory {:.2f} GiB",
       device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
       s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
-      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
+      s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory" : "gather", s_.hs_threads,
+      s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
       gib(static_cast<double>(device_bytes_)));
 }
 

@@ -4,38 +4,15 @@
 // and `Rows` consecutive z rows of it; the sub-harmonic z row of a term is the same for the whole
 // block, so a value shared by neighbouring rows (sub_z repeats for h/H < 1) is loaded once. Blocks
 // take the z bands of one rk tile one after the other, so that the sub-harmonic windows the
-// bands share are read from L2. Hits are appended with one atomic per warp and stage; the
-// counter keeps counting past the capacity, so the host sees an overflow and searches again.
+// bands share are read from L2 (hs=gather; harmonic_sum_tiled.cu stages them in shared memory).
 #include <cuda_fp16.h>
 
 #include "accel/accel_kernels.hpp"
+#include "accel/harmonic_hits.cuh"
 #include "accel/plane_io.cuh"
 
 namespace fastpsr::cuda::accel {
 namespace {
-
-template <int Rows>
-__device__ __forceinline__ void emit_hits(const float (&acc)[Rows], int stage, float cut, long long rk, bool valid,
-                                          int zi0, int numz, DeviceHit* __restrict__ hits,
-                                          unsigned long long* __restrict__ count, unsigned long long capacity) {
-  const unsigned lane = threadIdx.x & 31U;
-#pragma unroll
-  for (int r = 0; r < Rows; ++r) {
-    const bool hit = valid && zi0 + r < numz && acc[r] > cut;
-    const unsigned mask = __ballot_sync(0xffffffffU, hit);
-    if (mask == 0) continue;
-    unsigned long long first = 0;
-    const int leader = __ffs(static_cast<int>(mask)) - 1;
-    if (static_cast<int>(lane) == leader) first = atomicAdd(count, static_cast<unsigned long long>(__popc(mask)));
-    first = __shfl_sync(0xffffffffU, first, leader);
-    if (hit) {
-      const unsigned long long at = first + static_cast<unsigned>(__popc(mask & ((1U << lane) - 1U)));
-      if (at < capacity) {
-        hits[at] = DeviceHit{static_cast<int>(rk), static_cast<short>(zi0 + r), static_cast<short>(stage), acc[r]};
-      }
-    }
-  }
-}
 
 template <int Rows, typename P>
 __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi, HarmonicGeometry g,

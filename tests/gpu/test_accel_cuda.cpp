@@ -288,10 +288,13 @@ TEST_CASE("accel cuda: hits equal the CPU backend's (isolated and accelerated si
       {1, AccelInterp::fourier, {{"path", "custom"}}},
       {2, AccelInterp::interbin, {{"path", "custom"}}},
       {8, AccelInterp::fourier, {{"path", "custom"}}},
+      {8, AccelInterp::fourier, {{"path", "custom"}, {"hs", "gather"}}},
       {8, AccelInterp::fourier, {{"path", "cufft"}}},
       {16, AccelInterp::interbin, {{"path", "cufft"}}},
       {32, AccelInterp::fourier, {{"path", "custom"}, {"hs_rows", "16"}, {"hs_threads", "64"}}},
       {32, AccelInterp::interbin, {{"path", "custom"}, {"hs_rows", "1"}, {"fft_radix", "16"}}},
+      {32, AccelInterp::fourier, {{"hs", "tiled"}, {"hs_rows", "4"}, {"hs_threads", "32"}}},
+      {32, AccelInterp::fourier, {{"hs", "gather"}, {"hs_rows", "2"}}},
   };
   for (const auto& c : cases) {
     CAPTURE(c.numharm);
@@ -450,10 +453,13 @@ TEST_CASE("accel cuda: configurations agree with each other") {
   const auto p = make_problem(numbins, 50, 16, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F});
   const auto base = gpu_hits(p, x, {});
   REQUIRE(base.size() > 100);
-  // The same plane, other harmonic-sum shapes: identical.
+  // The same plane, other harmonic-sum kernels and shapes: identical.
   for (const Config& c : std::vector<Config>{{{"hs_rows", "1"}},
                                              {{"hs_rows", "16"}, {"hs_threads", "1024"}},
-                                             {{"hs_threads", "32"}, {"segs_per_block", "7"}}}) {
+                                             {{"hs_threads", "32"}, {"segs_per_block", "7"}},
+                                             {{"hs", "tiled"}, {"hs_rows", "2"}, {"hs_threads", "96"}},
+                                             {{"hs", "gather"}},
+                                             {{"hs", "gather"}, {"hs_rows", "16"}, {"hs_threads", "64"}}}) {
     INFO("gpu-config " << describe(c));
     CHECK(by_key(gpu_hits(p, x, c)) == by_key(base));
   }
@@ -487,6 +493,7 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"hs_rows", "3"}}, "hs_rows=3: must be one of 1, 2, 4, 8, 16"},
       {{{"hits", "0"}}, "hits=0"},
       {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
+      {{{"hs", "fast"}}, "hs=fast: must be auto, tiled or gather"},
   };
   for (const auto& [config, message] : bad) {
     INFO("gpu-config " << describe(config));
@@ -499,6 +506,19 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
     }
   }
   CHECK_THROWS_AS(cuda::make_cuda_fdot_searcher(p, {}, 99), Error);  // no such GPU
+  // 32 harmonics in tiles of 1024 rk x 16 rows: windows beyond any device's shared memory.
+  const auto p32 = make_problem(1 << 14, 200, 32, AccelInterp::fourier, {20.0F});
+  const Config large = {{"hs_threads", "1024"}, {"hs_rows", "16"}};
+  CHECK(cuda::make_cuda_fdot_searcher(p32, gpu_options(large), 0)->settings().hs == cuda::AccelHarmonicKernel::gather);
+  Config tiled = large;
+  tiled.emplace("hs", "tiled");
+  try {
+    (void)cuda::make_cuda_fdot_searcher(p32, gpu_options(tiled), 0);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::invalid_argument);
+    CHECK_MESSAGE(std::string(e.what()).find("hs=tiled: 1024 rk x 16 rows") != std::string::npos, e.what());
+  }
 }
 
 TEST_CASE("accel cuda: describe() and memory say what runs") {
@@ -508,6 +528,8 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   MESSAGE(text);
   CHECK(text.find("custom shared-memory FFT path") != std::string::npos);
   CHECK(text.find("101 z in 51 template pairs") != std::string::npos);
+  CHECK(text.find("harmonic sums (tiled") != std::string::npos);
+  CHECK(custom->settings().hs == cuda::AccelHarmonicKernel::tiled);
   CHECK(custom->device_bytes() > static_cast<std::size_t>(101) * 2 * (1 << 16) * 4);
   CHECK(custom->host_bytes() > 0);
   CHECK(custom->settings().fft_len > 0);

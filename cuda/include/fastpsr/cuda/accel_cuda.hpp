@@ -33,8 +33,12 @@
 ///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
-///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 256).
-///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 8).
+///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
+///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
+///   hs=auto|tiled|gather  harmonic-sum kernel: tiled copies each stage's sub-harmonic windows
+///                       of a block's tile into shared memory first; gather reads every term
+///                       through the caches. Both give identical hits. auto (default): tiled when
+///                       its shared memory fits the device, else gather.
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
@@ -54,6 +58,7 @@ namespace fastpsr::cuda {
 
 enum class AccelGpuPath { custom, cufft };
 enum class AccelPlaneStorage { f32, f16 };
+enum class AccelHarmonicKernel { automatic, tiled, gather };
 
 /// --gpu-config as parsed (0 where the device and problem decide).
 struct AccelGpuSettings {
@@ -63,8 +68,9 @@ struct AccelGpuSettings {
   int fft_radix = 8;
   int segs_per_block = 2;
   int zchunk = 0;
-  int hs_threads = 256;
-  int hs_rows = 8;
+  int hs_threads = 128;
+  int hs_rows = 16;
+  AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
 };
