@@ -124,10 +124,12 @@ __global__ void dedisp_kernel(const DedispKernelParams p) {
   }
 }
 
-template <class P, int T, int MD>
-cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
-                      cudaStream_t stream, KernelAttributes* attrs) {
-  auto* fn = dedisp_kernel<P, T, MD>;
+/// The three operations every compiled dedispersion kernel offers, for any kernel `fn` taking
+/// DedispKernelParams: 0 = read its attributes, 1 = allow `shared_bytes` of dynamic shared
+/// memory, 2 = launch over the (time tile x DM block) grid of `s` and `p`.
+template <class Kernel>
+cudaError_t kernel_fn_op(Kernel* fn, int op, const KernelShape& s, const DedispKernelParams* p,
+                         std::size_t shared_bytes, cudaStream_t stream, KernelAttributes* attrs) {
   if (op == 0) {
     cudaFuncAttributes a{};
     const cudaError_t e = cudaFuncGetAttributes(&a, fn);
@@ -147,6 +149,12 @@ cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p,
   fn<<<dim3(static_cast<unsigned>(blocks)),
        dim3(static_cast<unsigned>(s.threads_time), static_cast<unsigned>(s.threads_dm)), shared_bytes, stream>>>(*p);
   return cudaGetLastError();
+}
+
+template <class P, int T, int MD>
+cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                      cudaStream_t stream, KernelAttributes* attrs) {
+  return kernel_fn_op(dedisp_kernel<P, T, MD>, op, s, p, shared_bytes, stream, attrs);
 }
 
 /// Picks the compiled kernel for (items_time, items_dm) of lane mode P.

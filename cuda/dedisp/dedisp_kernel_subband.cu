@@ -139,26 +139,7 @@ __global__ void __launch_bounds__(256, T* MD <= 16 ? 2 : 1) subband_kernel(const
 template <int G, int T, int MD>
 cudaError_t subband_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                        cudaStream_t stream, KernelAttributes* attrs) {
-  auto* fn = subband_kernel<G, T, MD>;
-  if (op == 0) {
-    cudaFuncAttributes a{};
-    const cudaError_t e = cudaFuncGetAttributes(&a, fn);
-    if (e != cudaSuccess) return e;
-    attrs->registers = a.numRegs;
-    attrs->max_threads = a.maxThreadsPerBlock;
-    attrs->local_bytes = a.localSizeBytes;
-    return cudaSuccess;
-  }
-  if (op == 1) {
-    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
-  }
-  const std::int64_t tiles = (p->q + s.tile_words() - 1) / s.tile_words();
-  const std::int64_t blocks = tiles * p->dm_blocks;
-  if (blocks <= 0) return cudaSuccess;
-  if (blocks > 0x7FFFFFFF) return cudaErrorInvalidConfiguration;
-  fn<<<dim3(static_cast<unsigned>(blocks)),
-       dim3(static_cast<unsigned>(s.threads_time), static_cast<unsigned>(s.threads_dm)), shared_bytes, stream>>>(*p);
-  return cudaGetLastError();
+  return detail::kernel_fn_op(subband_kernel<G, T, MD>, op, s, p, shared_bytes, stream, attrs);
 }
 
 template <int G>

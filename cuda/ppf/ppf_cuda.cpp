@@ -11,11 +11,6 @@
 namespace fastpsr::cuda {
 namespace {
 
-using ppf::DeviceBuffer;
-using ppf::Event;
-using ppf::PinnedBuffer;
-using ppf::Stream;
-
 constexpr std::size_t kDefaultGulpBytes = std::size_t{64} << 20;  // the larger of input and output per push
 
 // Streaming: per push the new samples go up into the raw buffer after the kept history, the
@@ -52,11 +47,11 @@ class CudaChanneliser final : public Channeliser {
                                                                   std::max<std::size_t>(max_rows_, 1) * spr));
     }
     engine_ = std::make_unique<ppf::PpfEngine>(plan_, cfg_, stream_.get());
-    for (auto& r : raw_) r = DeviceBuffer(f * capacity_ * sample_bytes_);
+    for (auto& r : raw_) r = DeviceBuffer<std::uint8_t>(f * capacity_ * sample_bytes_);
     out_rows_capacity_ = engine_->out_rows_capacity(std::max<std::size_t>(max_rows_, 1));
-    d_out_ = DeviceBuffer(out_rows_capacity_ * plan_.row_floats() * sizeof(float));
-    h_in_ = PinnedBuffer(f * gulp_ * sample_bytes_);
-    for (auto& h : h_out_) h = PinnedBuffer(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats() * sizeof(float));
+    d_out_ = DeviceBuffer<float>(out_rows_capacity_ * plan_.row_floats());
+    h_in_ = PinnedBuffer<std::uint8_t>(f * gulp_ * sample_bytes_);
+    for (auto& h : h_out_) h = PinnedBuffer<float>(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats());
   }
 
   ~CudaChanneliser() override { (void)cudaStreamSynchronize(stream_.get()); }
@@ -73,10 +68,10 @@ class CudaChanneliser final : public Channeliser {
     const auto* src = static_cast<const std::uint8_t*>(in);
     if (n > 0) {
       for (std::size_t f = 0; f < f_count; ++f) {
-        std::memcpy(h_in_.get<std::uint8_t>() + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_,
+        std::memcpy(h_in_.get() + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_,
                     n * sample_bytes_);
       }
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get<std::uint8_t>() + count_ * sample_bytes_,
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_,
                                          capacity_ * sample_bytes_, h_in_.get(), gulp_ * sample_bytes_,
                                          n * sample_bytes_, f_count, cudaMemcpyHostToDevice, stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
@@ -131,7 +126,7 @@ class CudaChanneliser final : public Channeliser {
     const std::size_t keep = count_ - consumed;
     if (keep > 0) {
       FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(
-          raw_[cur_ ^ 1].get(), capacity_ * sample_bytes_, raw_[cur_].get<std::uint8_t>() + consumed * sample_bytes_,
+          raw_[cur_ ^ 1].get(), capacity_ * sample_bytes_, raw_[cur_].get() + consumed * sample_bytes_,
           capacity_ * sample_bytes_, keep * sample_bytes_, f_count, cudaMemcpyDeviceToDevice, stream_.get()));
     }
     cur_ ^= 1;
@@ -149,7 +144,7 @@ class CudaChanneliser final : public Channeliser {
     FASTPSR_CUDA_TRY(cudaEventSynchronize(out_done_[pending_->slot].get()));
     block.first = pending_->first;
     block.nrows = pending_->nrows;
-    block.data = h_out_[pending_->slot].get<float>();
+    block.data = h_out_[pending_->slot].get();
     return block;
   }
 
@@ -169,10 +164,10 @@ class CudaChanneliser final : public Channeliser {
   std::optional<Pending> pending_;
   Stream stream_;
   std::unique_ptr<ppf::PpfEngine> engine_;
-  DeviceBuffer raw_[2];
-  DeviceBuffer d_out_;
-  PinnedBuffer h_in_;
-  PinnedBuffer h_out_[2];
+  DeviceBuffer<std::uint8_t> raw_[2];
+  DeviceBuffer<float> d_out_;
+  PinnedBuffer<std::uint8_t> h_in_;
+  PinnedBuffer<float> h_out_[2];
   Event h2d_done_;
   Event out_done_[2];
 };
@@ -202,8 +197,8 @@ PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const Channeli
   const std::size_t samples =
       (rows * spr + static_cast<std::size_t>(plan.ntaps() - 1)) * static_cast<std::size_t>(plan.nchans());
   const std::size_t in_bytes = (static_cast<std::size_t>(plan.ncoarse()) * samples * plan.sample_bytes() + 3) / 4 * 4;
-  DeviceBuffer in(in_bytes);
-  DeviceBuffer out(engine.out_rows_capacity(rows) * plan.row_floats() * sizeof(float));
+  DeviceBuffer<std::uint8_t> in(in_bytes);
+  DeviceBuffer<float> out(engine.out_rows_capacity(rows) * plan.row_floats());
   FASTPSR_CUDA_TRY(
       ppf::launch_fill_random(in.get(), in_bytes, 12345U, plan.problem.input == VoltageType::cf32, stream.get()));
   Event start(true);
@@ -237,8 +232,8 @@ PpfDeviceTiming benchmark_device_ppf(const ChanneliserPlan& plan, const Channeli
 double measure_copy_bandwidth(int device, std::size_t bytes, int repeats) {
   set_device(device);
   Stream stream;
-  DeviceBuffer a(bytes);
-  DeviceBuffer b(bytes);
+  DeviceBuffer<std::uint8_t> a(bytes);
+  DeviceBuffer<std::uint8_t> b(bytes);
   FASTPSR_CUDA_TRY(cudaMemsetAsync(a.get(), 1, bytes, stream.get()));
   Event start(true);
   Event stop(true);

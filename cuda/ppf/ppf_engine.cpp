@@ -224,9 +224,9 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   const std::size_t pol = static_cast<std::size_t>(plan_.npol());
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t f = static_cast<std::size_t>(plan_.ncoarse());
-  coeff_ = DeviceBuffer(plan_.coeffs.size() * sizeof(float));
+  coeff_ = DeviceBuffer<float>(plan_.coeffs.size());
   FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
-  phase_ = DeviceBuffer(plan_.phase.size() * sizeof(float));
+  phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
   if (cfg_.fused_fft || cfg_.fir_fft) {
     std::vector<float> tw(2 * c);
@@ -235,18 +235,18 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
       tw[2 * t] = static_cast<float>(std::cos(angle));
       tw[2 * t + 1] = static_cast<float>(std::sin(angle));
     }
-    twiddle_ = DeviceBuffer(tw.size() * sizeof(float));
+    twiddle_ = DeviceBuffer<float2>(c);
     FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
   }
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
-  filt_ = DeviceBuffer(f * chunk * c * pol * sizeof(float2));
+  filt_ = DeviceBuffer<float2>(f * chunk * c * pol);
   // A partial chunk transforms stale spectra too; they must be finite from the start.
   FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
   if (cfg_.fused_fft) {
     const int log2n = log2_of(plan_.nchans());
     const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
     const std::size_t segs = segments_per_row();
-    if (segs > 1) partial_ = DeviceBuffer(rows * segs * plan_.row_floats() * sizeof(float));
+    if (segs > 1) partial_ = DeviceBuffer<float>(rows * segs * plan_.row_floats());
     FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, plan_.npol(), plan_.nifs() == 4));
   } else if (c > 1) {
     const int n = plan_.nchans();
@@ -285,10 +285,10 @@ void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned 
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
   FftDetectArgs a;
-  a.spec = filt_.get<float2>();
+  a.spec = filt_.get();
   a.spec_coarse_stride = chunk * c;
   a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
-  a.twiddle = twiddle_.get<float2>();
+  a.twiddle = twiddle_.get();
   a.log2n = log2_of(p.nchans);
   a.ncoarse = p.ncoarse;
   a.descending = p.descending;
@@ -298,7 +298,7 @@ void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned 
   a.segments_per_row = static_cast<int>(segments_per_row());
   a.detection = static_cast<int>(p.detection);
   a.out = out + (s0 / spr) * plan_.row_floats();
-  a.partial = partial_.get<float>();
+  a.partial = partial_.get();
   a.row_floats = plan_.row_floats();
   a.if_stride = plan_.out_channels();
   const int rows = static_cast<int>(n / spr);
@@ -312,7 +312,7 @@ void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
   const std::size_t pol = static_cast<std::size_t>(p.npol);
   const std::size_t f_count = static_cast<std::size_t>(p.ncoarse);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
-  auto* filt = filt_.get<cufftComplex>();
+  auto* filt = reinterpret_cast<cufftComplex*>(filt_.get());
   const std::size_t pol_stride = f_count * chunk * c;
   const int dir = plan_.inverse_fft ? CUFFT_INVERSE : CUFFT_FORWARD;
   if (!plan_.complex_output()) {
@@ -343,9 +343,9 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
   FirFftArgs a;
   a.in = in;
   a.in_coarse_stride = in_coarse_stride;
-  a.coeff = coeff_.get<float>();
-  a.phase = phase_.get<float2>();
-  a.twiddle = twiddle_.get<float2>();
+  a.coeff = coeff_.get();
+  a.phase = phase_.get();
+  a.twiddle = twiddle_.get();
   a.out = static_cast<float2*>(out);
   a.row_complex = plan_.out_channels() * static_cast<std::size_t>(p.npol);
   a.nchans = p.nchans;
@@ -387,9 +387,9 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
       FirArgs a;
       a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
       a.in_coarse_stride = in_coarse_stride;
-      a.coeff = coeff_.get<float>();
-      a.phase = phase_.get<float2>();
-      a.out = filt_.get<float2>();
+      a.coeff = coeff_.get();
+      a.phase = phase_.get();
+      a.out = filt_.get();
       a.out_coarse_stride = chunk * c;
       a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
       a.nchans = p.nchans;
@@ -413,7 +413,7 @@ void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t ro
     }
     if (detect) {
       DetectArgs d;
-      d.spec = filt_.get<float2>();
+      d.spec = filt_.get();
       d.spec_coarse_stride = chunk * c;
       d.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
       d.nchans = p.nchans;

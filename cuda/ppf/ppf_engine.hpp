@@ -11,6 +11,7 @@
 #include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/ppf.hpp"
 #include "ppf_kernels.cuh"
+#include "common/cuda_memory.hpp"
 #include "ppf_resources.hpp"
 
 namespace fastpsr::cuda::ppf {
@@ -55,11 +56,11 @@ class PpfEngine {
   ChanneliserPlan plan_;
   GpuConfig cfg_;
   cudaStream_t stream_;
-  DeviceBuffer coeff_;
-  DeviceBuffer phase_;
-  DeviceBuffer filt_;     // [P][F][chunk][C] complex
-  DeviceBuffer twiddle_;  // fused FFT, FIR + FFT: exp(−2πi·t/C)
-  DeviceBuffer partial_;  // fused FFT: [rows per chunk][segments][nifs][F·C]
+  DeviceBuffer<float> coeff_;
+  DeviceBuffer<float2> phase_;
+  DeviceBuffer<float2> filt_;     // [P][F][chunk][C] complex
+  DeviceBuffer<float2> twiddle_;  // fused FFT, FIR + FFT: exp(−2πi·t/C)
+  DeviceBuffer<float> partial_;  // fused FFT: [rows per chunk][segments][nifs][F·C]
   FftPlan fft_;           // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
 };
 
