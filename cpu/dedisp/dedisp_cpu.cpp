@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The CPU dedisperser: packed input -> channel-major rows (dedisp_rows) -> OpenMP over
 // (DM tile x time tile) tasks, each running the register-blocked SIMD kernel (dedisp_kernels).
+// Where the delays split into subband and within-subband parts (prepsubband -nsub rounding),
+// the rows are subband rows made by an exact integer first stage (dedisp_subbands) instead.
 #include "fastpsr/cpu/dedisp_cpu.hpp"
 
 #include <omp.h>
@@ -12,6 +14,7 @@
 
 #include "dedisp_kernels.hpp"
 #include "dedisp_rows.hpp"
+#include "dedisp_subbands.hpp"
 #include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/error.hpp"
 
@@ -72,18 +75,26 @@ class CpuDedisperser final : public Dedisperser {
   DedispBlock flush() override;
   [[nodiscard]] std::string describe() const override;
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return rows_.size() * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) + out_.size() * sizeof(float);
+    return rows_.size() * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) +
+           out_.size() * sizeof(float) + (stage1_ ? stage1_->host_bytes(nthreads()) : 0);
   }
 
  private:
-  void choose_row_type();
-  void apply_config(const DedispOptions& options);
+  void parse_config(const DedispOptions& options);
+  void choose_path();
+  void choose_row_type(std::uint64_t max_row_value);
+  void choose_kernel();
   DedispBlock emit(std::uint64_t out_end);
   void make_room(std::size_t n_ds);
+  [[nodiscard]] RowsTarget rows_target() {
+    return RowsTarget{rows_.data(), row_len_, elem_bytes_, type_ == RowType::f32_total_f64};
+  }
+  [[nodiscard]] int nthreads() const noexcept { return threads_ > 0 ? threads_ : omp_get_max_threads(); }
 
   DedispPlan plan_;
   std::vector<int> kept_;
   std::size_t nk_ = 0;
+  std::size_t nrows_ = 0;  // rows the kernel sums: kept channels, or subbands in the two-stage path
   std::size_t D_ = 1;
   std::size_t ndms_ = 0;
   std::size_t hist_ = 0;     // max delay, downsampled samples
@@ -99,6 +110,10 @@ class CpuDedisperser final : public Dedisperser {
   std::size_t dm_tile_ = 32;
   std::size_t time_tile_ = 0;  // 0: chosen from the delays (apply_config)
   std::size_t chan_block_ = 64;
+  std::size_t dm_block_ = 0;       // 0: from the DM count
+  std::string subbands_ = "auto";  // two-stage path: auto, on (whenever the input is integer), off
+  std::size_t sub_chunk_ = 0;      // stage-1 samples per staging block; 0: from the cache size
+  std::unique_ptr<SubbandStage> stage1_;
   int threads_ = 0;
 
   std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
@@ -124,16 +139,16 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   nk_ = kept_.size();
   D_ = static_cast<std::size_t>(plan_.downsample());
   ndms_ = plan_.ndms();
-  hist_ = static_cast<std::size_t>(plan_.max_delay);
-  choose_row_type();
-  apply_config(options);
+  parse_config(options);
+  choose_path();  // sets nrows_, hist_, the row type and the stage-1 state
+  choose_kernel();
 
   if (options.gulp_samples > 0) {
     gulp_ds_ = std::max<std::size_t>(1, options.gulp_samples / D_);
   } else {
     // Bounded by the output block (ndms rows) and by the new part of the rows (nk rows).
     const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
-    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nk_, 1) * elem_bytes_);
+    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nrows_, 1) * elem_bytes_);
     gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
   }
   // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
@@ -143,45 +158,85 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   row_len_ = hist_ + span_ + 3 * kMaxStepSamples;
   const std::size_t B = kernel_.dm_block;
   const std::size_t padded_dms = (ndms_ + B - 1) / B * B;
-  if (static_cast<double>(nk_) * static_cast<double>(row_len_) >= 4294967295.0) {
+  if (static_cast<double>(nrows_) * static_cast<double>(row_len_) >= 4294967295.0) {
     throw Error(ErrorCode::resource,
-                fmt::format("the CPU dedisperser needs {} channels x {} samples of history and gulp, more than its "
+                fmt::format("the CPU dedisperser needs {} rows x {} samples of history and gulp, more than its "
                             "32-bit row offsets address; use a smaller gulp or fewer DMs per range",
-                            nk_, row_len_));
+                            nrows_, row_len_));
   }
-  rows_.assign((nk_ * row_len_ * elem_bytes_ + 3) / 4, 0u);
-  offsets_.resize(padded_dms * nk_);
+  rows_.assign((nrows_ * row_len_ * elem_bytes_ + 3) / 4, 0u);
+  offsets_.resize(padded_dms * nrows_);
   for (std::size_t i = 0; i < padded_dms; ++i) {
     const std::size_t src = std::min(i, ndms_ - 1);  // padding DMs repeat the last one
     const std::size_t block = i / B;
     const std::size_t d = i % B;
-    for (std::size_t k = 0; k < nk_; ++k) {
-      const auto delay = plan_.delays[src * static_cast<std::size_t>(in.nchans) + static_cast<std::size_t>(kept_[k])];
-      offsets_[(block * nk_ + k) * B + d] = static_cast<std::uint32_t>(k * row_len_ + static_cast<std::size_t>(delay));
+    for (std::size_t k = 0; k < nrows_; ++k) {
+      const auto delay =
+          stage1_ ? stage1_->split().dm_delay[src * nrows_ + k]
+                  : plan_.delays[src * static_cast<std::size_t>(in.nchans) + static_cast<std::size_t>(kept_[k])];
+      offsets_[(block * nrows_ + k) * B + d] =
+          static_cast<std::uint32_t>(k * row_len_ + static_cast<std::size_t>(delay));
     }
   }
   out_stride_ = (gulp_ds_ + 15) / 16 * 16;
   out_.assign(ndms_ * out_stride_, 0.0f);
 }
 
-void CpuDedisperser::choose_row_type() {
+// The two-stage path where it saves adds (auto) or wherever the input is integer (on): subband
+// rows need fewer adds per sample (nk once, then nsub per DM instead of nk per DM).
+void CpuDedisperser::choose_path() {
+  const auto& in = plan_.problem.input;
+  const std::uint64_t max_ds = in.nbits == 32 ? 0 : ((std::uint64_t{1} << in.nbits) - 1) * D_;
+  nrows_ = nk_;
+  hist_ = static_cast<std::size_t>(plan_.max_delay);
+  if (in.nbits == 32 || subbands_ == "off" || max_ds > 0xFFFFFFFFu) {
+    choose_row_type(max_ds);
+    return;
+  }
+  // Subbands as wide as uint16 rows allow, else as uint32 rows allow.
+  const std::uint64_t fit16 = 0xFFFFu / max_ds;
+  const std::uint64_t max_channels = fit16 >= 2 ? fit16 : 0xFFFFFFFFu / max_ds;
+  SubbandSplit split = find_subband_split(plan_, kept_, static_cast<std::size_t>(max_channels));
+  const std::size_t nsub = split.nsub();
+  const double direct_adds = static_cast<double>(ndms_) * static_cast<double>(nk_);
+  const double two_stage_adds = static_cast<double>(nk_) + static_cast<double>(ndms_) * static_cast<double>(nsub);
+  if (subbands_ == "auto" && 2.0 * two_stage_adds > direct_adds) {
+    choose_row_type(max_ds);
+    return;
+  }
+  std::size_t widest = 0;
+  for (std::size_t g = 0; g < nsub; ++g) widest = std::max(widest, split.first[g + 1] - split.first[g]);
+  nrows_ = nsub;
+  hist_ = static_cast<std::size_t>(split.max_dm_delay);
+  choose_row_type(max_ds * widest);
+  InputFormat fmt_in;
+  fmt_in.nbits = in.nbits;
+  fmt_in.is_signed = in.is_signed;
+  fmt_in.bytes_per_sample = in.bytes_per_sample();
+  fmt_in.downsample = D_;
+  fmt_in.kept = &kept_;
+  stage1_ = std::make_unique<SubbandStage>(fmt_in, std::move(split), elem_bytes_, isa_, sub_chunk_);
+}
+
+// Row elements and lane groups for rows of at most `max_row_value` (0 for float input);
+// totals wide enough for the sum over all kept channels.
+void CpuDedisperser::choose_row_type(std::uint64_t max_row_value) {
   const auto& in = plan_.problem.input;
   if (in.nbits == 32) {
     type_ = RowType::f32_total_f64;
     elem_bytes_ = 4;
-    group_ = nk_;
+    group_ = nrows_;
     return;
   }
   const std::uint64_t maxval = (std::uint64_t{1} << in.nbits) - 1;  // signed 8-bit is offset to 0..255
-  const std::uint64_t max_ds = maxval * D_;
-  const std::uint64_t max_total = max_ds * nk_;
-  if (max_ds <= 0xFFFFu) {
+  const std::uint64_t max_total = maxval * D_ * nk_;
+  if (max_row_value <= 0xFFFFu) {
     elem_bytes_ = 2;
-    group_ = static_cast<std::size_t>(0xFFFFu / max_ds);
+    group_ = static_cast<std::size_t>(0xFFFFu / max_row_value);
     type_ = max_total <= 0xFFFFFFFFu ? RowType::u16_total_u32 : RowType::u16_total_u64;
-  } else if (max_ds <= 0xFFFFFFFFu) {
+  } else if (max_row_value <= 0xFFFFFFFFu) {
     elem_bytes_ = 4;
-    group_ = static_cast<std::size_t>(0xFFFFFFFFu / max_ds);
+    group_ = static_cast<std::size_t>(0xFFFFFFFFu / max_row_value);
     type_ = RowType::u32_total_u64;
   } else {
     throw Error(ErrorCode::unsupported,
@@ -190,10 +245,9 @@ void CpuDedisperser::choose_row_type() {
   if (in.is_signed && in.nbits == 8) bias_ = static_cast<std::int64_t>(128 * D_ * nk_);
 }
 
-void CpuDedisperser::apply_config(const DedispOptions& options) {
+void CpuDedisperser::parse_config(const DedispOptions& options) {
   isa_ = best_isa();
   threads_ = options.threads;
-  std::size_t dm_block = 0;
   for (const auto& [key, value] : options.cpu_config) {
     if (key == "isa") {
       if (value != "avx512" && value != "avx2" && value != "generic") {
@@ -206,19 +260,32 @@ void CpuDedisperser::apply_config(const DedispOptions& options) {
       }
       isa_ = value;
     } else if (key == "dm_block") {
-      dm_block = parse_size(key, value);
+      dm_block_ = parse_size(key, value);
     } else if (key == "dm_tile") {
       dm_tile_ = parse_size(key, value);
     } else if (key == "time_tile") {
       time_tile_ = parse_size(key, value);
     } else if (key == "chan_block") {
       chan_block_ = parse_size(key, value);
+    } else if (key == "subbands") {
+      if (value != "auto" && value != "on" && value != "off") {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--cpu-config subbands={}: expected auto, on or off", value));
+      }
+      subbands_ = value;
+    } else if (key == "sub_chunk") {
+      sub_chunk_ = parse_size(key, value);
     } else {
-      throw Error(
-          ErrorCode::invalid_argument,
-          fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block)", key));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block, "
+                              "subbands, sub_chunk)",
+                              key));
     }
   }
+}
+
+void CpuDedisperser::choose_kernel() {
+  std::size_t dm_block = dm_block_;
   if (dm_block == 0) {
     // Few DMs: the smallest register block that holds them all, so that no padding DMs are computed.
     const std::size_t full = kernel_for(type_, isa_).dm_block;
@@ -243,16 +310,22 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
   FASTPSR_EXPECTS(nin_ % D_ == 0, "push after a push of {} samples, not a multiple of the downsampling {}", nin_, D_);
   nin_ += n;
   const std::size_t n_ds = n / D_;
-  make_room(n_ds);
-  InputFormat fmt_in;
-  fmt_in.nbits = plan_.problem.input.nbits;
-  fmt_in.is_signed = plan_.problem.input.is_signed;
-  fmt_in.bytes_per_sample = plan_.problem.input.bytes_per_sample();
-  fmt_in.downsample = D_;
-  fmt_in.kept = &kept_;
-  RowsTarget dst{rows_.data(), row_len_, elem_bytes_, type_ == RowType::f32_total_f64};
-  append_rows(fmt_in, packed, n_ds, dst, static_cast<std::size_t>(fill_ - base_), threads_);
-  fill_ += n_ds;
+  if (stage1_) {
+    const std::size_t m = stage1_->completes(n_ds);
+    make_room(m);
+    stage1_->append(packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), threads_);
+    fill_ += m;
+  } else {
+    make_room(n_ds);
+    InputFormat fmt_in;
+    fmt_in.nbits = plan_.problem.input.nbits;
+    fmt_in.is_signed = plan_.problem.input.is_signed;
+    fmt_in.bytes_per_sample = plan_.problem.input.bytes_per_sample();
+    fmt_in.downsample = D_;
+    fmt_in.kept = &kept_;
+    append_rows(fmt_in, packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), threads_);
+    fill_ += n_ds;
+  }
   if (fill_ < hist_ + out_next_ + 1) return DedispBlock{out_next_, 0, out_.data(), out_stride_};
   return emit(fill_ - hist_);
 }
@@ -271,10 +344,20 @@ DedispBlock CpuDedisperser::flush() {
   // Rows hold signed 8-bit input offset by 128 per summed sample, so a zero is 128 * D there.
   const std::size_t zero = bias_ != 0 ? 128 * D_ : 0;
   do {
+    if (stage1_) {
+      // Zero input samples through stage 1 until the subband rows reach need_fill.
+      const std::uint64_t want = need_fill + stage1_->split().max_chan_delay - stage1_->channel_samples();
+      const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(want, gulp_ds_));
+      const std::size_t m = stage1_->completes(nzero);
+      make_room(m);
+      stage1_->append(nullptr, nzero, rows_target(), static_cast<std::size_t>(fill_ - base_), threads_);
+      fill_ += m;
+      continue;
+    }
     const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(need_fill - fill_, gulp_ds_));
     make_room(nzero);
     const auto pos = static_cast<std::size_t>(fill_ - base_);
-    for (std::size_t k = 0; k < nk_; ++k) {
+    for (std::size_t k = 0; k < nrows_; ++k) {
       auto* row = reinterpret_cast<std::uint8_t*>(rows_.data()) + (k * row_len_ + pos) * elem_bytes_;
       if (zero == 0) {
         std::memset(row, 0, nzero * elem_bytes_);
@@ -297,8 +380,8 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
   const std::size_t n_dm_tiles = (ndms_ + dm_tile_ - 1) / dm_tile_;
   const std::size_t n_t_tiles = (nt + time_tile_ - 1) / time_tile_;
   const long ntasks = static_cast<long>(n_dm_tiles * n_t_tiles);
-  const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-  const std::size_t padded_dms = offsets_.size() / std::max<std::size_t>(nk_, 1);
+  const int nthreads = this->nthreads();
+  const std::size_t padded_dms = offsets_.size() / std::max<std::size_t>(nrows_, 1);
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads)
   for (long task = 0; task < ntasks; ++task) {
     const std::size_t dt = static_cast<std::size_t>(task) % n_dm_tiles;
@@ -306,7 +389,7 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
     KernelArgs a;
     a.rows = rows_.data();
     a.offsets = offsets_.data();
-    a.nk = nk_;
+    a.nk = nrows_;
     a.group = group_;
     a.chan_block = chan_block_;
     a.dm_begin = dt * dm_tile_;
@@ -333,8 +416,8 @@ void CpuDedisperser::make_room(std::size_t n_ds) {
   const auto keep = static_cast<std::size_t>(fill_ - out_next_);
   FASTPSR_ASSERT(keep + n_ds <= hist_ + span_);
   auto* bytes = reinterpret_cast<std::uint8_t*>(rows_.data());
-  const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-  const long nk = static_cast<long>(nk_);
+  const int nthreads = this->nthreads();
+  const long nk = static_cast<long>(nrows_);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (long k = 0; k < nk; ++k) {
     std::uint8_t* row = bytes + static_cast<std::size_t>(k) * row_len_ * elem_bytes_;
@@ -344,13 +427,23 @@ void CpuDedisperser::make_room(std::size_t n_ds) {
 }
 
 std::string CpuDedisperser::describe() const {
+  std::string path = "direct sum over the channels";
+  if (stage1_) {
+    const auto& sp = stage1_->split();
+    std::size_t widest = 0;
+    for (std::size_t g = 0; g < sp.nsub(); ++g) widest = std::max(widest, sp.first[g + 1] - sp.first[g]);
+    path = fmt::format(
+        "two stages: {} channels into {} subbands of up to {} channels (delays within them up to {} samples, "
+        "unpacked and summed {} samples at a time), then the subbands per DM",
+        nk_, sp.nsub(), widest, sp.max_chan_delay, stage1_->chunk());
+  }
   return fmt::format(
-      "cpu kernel: isa {} ({}), {}, {} channels per lane group, {} DMs x {} samples per register block; "
-      "tiles {} DMs x {} samples x {} channels; gulp {} samples ({} after downsampling by {}), history {} samples; "
+      "cpu kernel: {}; isa {} ({}), {}, {} rows per lane group, {} DMs x {} samples per register block; "
+      "tiles {} DMs x {} samples x {} rows; gulp {} samples ({} after downsampling by {}), history {} samples; "
       "threads {}; host memory {:.1f} MiB",
-      isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nk_), kernel_.dm_block,
-      kernel_.step_samples, dm_tile_, time_tile_, std::min({chan_block_, group_, nk_}), gulp_samples(), gulp_ds_, D_,
-      hist_, threads_ > 0 ? threads_ : omp_get_max_threads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
+      path, isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nrows_), kernel_.dm_block,
+      kernel_.step_samples, dm_tile_, time_tile_, std::min({chan_block_, group_, nrows_}), gulp_samples(), gulp_ds_, D_,
+      hist_, nthreads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
 }
 
 }  // namespace

@@ -124,6 +124,57 @@ KernelVariant variant(std::string_view isa) {
   throw Error(ErrorCode::invalid_argument, fmt::format("CPU kernel isa '{}' is not avx512, avx2 or generic", isa));
 }
 
+// Stage 1: each subband's shifted channel rows summed, a vector of time at a time (the rows of
+// one subband are a few KiB apart in the staging block, so every load hits L1 or L2).
+template <class R, int VB>
+[[gnu::always_inline]] inline void sum_subbands(const SubbandSumArgs& a) {
+  constexpr std::size_t L = VB / sizeof(R);
+  using RV = typename Vec<R, VB>::type;
+  const R* rows = static_cast<const R*>(a.rows);
+  for (std::size_t g = 0; g < a.nsub; ++g) {
+    const std::size_t k0 = a.first[g];
+    const std::size_t k1 = a.first[g + 1];
+    R* out = static_cast<R*>(a.out) + g * a.out_row_len;
+    std::size_t t = 0;
+    for (; t + L <= a.n; t += L) {
+      RV acc;
+      __builtin_memcpy(&acc, rows + k0 * a.row_len + a.shift[k0] + t, sizeof(acc));
+      for (std::size_t k = k0 + 1; k < k1; ++k) {
+        RV x;
+        __builtin_memcpy(&x, rows + k * a.row_len + a.shift[k] + t, sizeof(x));
+        acc += x;
+      }
+      __builtin_memcpy(out + t, &acc, sizeof(acc));
+    }
+    for (; t < a.n; ++t) {
+      R acc = 0;
+      for (std::size_t k = k0; k < k1; ++k) acc = static_cast<R>(acc + rows[k * a.row_len + a.shift[k] + t]);
+      out[t] = acc;
+    }
+  }
+}
+
+template <class R>
+FASTPSR_AVX512 void sum_avx512(const SubbandSumArgs& a) {
+  sum_subbands<R, 64>(a);
+}
+template <class R>
+FASTPSR_AVX2 void sum_avx2(const SubbandSumArgs& a) {
+  sum_subbands<R, 32>(a);
+}
+template <class R>
+void sum_generic(const SubbandSumArgs& a) {
+  sum_subbands<R, 16>(a);
+}
+
+template <class R>
+SubbandSumFn subband_sum_typed(std::string_view isa) {
+  if (isa == "avx512") return &sum_avx512<R>;
+  if (isa == "avx2") return &sum_avx2<R>;
+  if (isa == "generic") return &sum_generic<R>;
+  throw Error(ErrorCode::invalid_argument, fmt::format("CPU kernel isa '{}' is not avx512, avx2 or generic", isa));
+}
+
 template <class R, class T>
 KernelVariant variant_blocked(std::string_view isa, std::size_t dm_block) {
   if (dm_block == 0) dm_block = isa == "avx512" ? (std::is_floating_point_v<R> ? 8 : 16) : 8;
@@ -156,6 +207,12 @@ KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_bloc
       return variant_blocked<float, double>(isa, dm_block);
   }
   throw Error(ErrorCode::internal, "unknown dedispersion row type");
+}
+
+SubbandSumFn subband_sum_for(std::size_t elem_bytes, std::string_view isa) {
+  if (elem_bytes == 2) return subband_sum_typed<std::uint16_t>(isa);
+  FASTPSR_ASSERT(elem_bytes == 4);
+  return subband_sum_typed<std::uint32_t>(isa);
 }
 
 }  // namespace fastpsr::cpu::dedisp_detail

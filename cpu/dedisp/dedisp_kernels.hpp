@@ -26,15 +26,15 @@ struct KernelArgs {
   /// = k * row_len + delay of DM b * dm_block + d in channel k. The DM count is padded to a
   /// whole block (padding DMs repeat the last one; their output is not stored).
   const std::uint32_t* offsets = nullptr;
-  std::size_t nk = 0;        ///< kept channels
-  std::size_t group = 0;     ///< channels per lane-safe partial sum
+  std::size_t nk = 0;          ///< kept channels
+  std::size_t group = 0;       ///< channels per lane-safe partial sum
   std::size_t chan_block = 0;  ///< channels walked per pass over the task (<= group): their rows stay in cache
-  std::size_t dm_begin = 0;  ///< first DM of this task (a multiple of dm_block)
-  std::size_t dm_end = 0;    ///< one past the last DM (a multiple of dm_block)
-  std::size_t ndms = 0;      ///< DMs with output rows (DMs >= ndms are padding)
-  std::size_t t_begin = 0;   ///< first output sample, as a row position
-  std::size_t t_end = 0;     ///< one past the last output sample, as a row position
-  float* out = nullptr;      ///< out[dm * out_stride + (t - t_begin) + out_col]
+  std::size_t dm_begin = 0;    ///< first DM of this task (a multiple of dm_block)
+  std::size_t dm_end = 0;      ///< one past the last DM (a multiple of dm_block)
+  std::size_t ndms = 0;        ///< DMs with output rows (DMs >= ndms are padding)
+  std::size_t t_begin = 0;     ///< first output sample, as a row position
+  std::size_t t_end = 0;       ///< one past the last output sample, as a row position
+  float* out = nullptr;        ///< out[dm * out_stride + (t - t_begin) + out_col]
   std::size_t out_stride = 0;
   std::size_t out_col = 0;
   std::int64_t bias = 0;  ///< subtracted from every integer total (signed input)
@@ -57,5 +57,24 @@ struct KernelVariant {
 /// DMs per register block (0: the variant's default; else one of 1, 4, 8, 16); the caller checks
 /// that the CPU supports the ISA.
 KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_block = 0);
+
+/// Stage 1 of the two-stage (subband) path, on integer rows of one element type:
+/// out[g * out_row_len + t] = sum over the rows k of subband g (first[g] <= k < first[g + 1]) of
+/// rows[k * row_len + shift[k] + t], for t < n. The caller makes sure that the sums fit.
+struct SubbandSumArgs {
+  const void* rows = nullptr;  ///< channel rows, element type of elem_bytes (uint16 or uint32)
+  std::size_t row_len = 0;
+  const std::size_t* first = nullptr;  ///< nsub + 1 row indices
+  std::size_t nsub = 0;
+  const std::uint32_t* shift = nullptr;  ///< per row: its delay within its subband
+  void* out = nullptr;                   ///< nsub rows, same element type
+  std::size_t out_row_len = 0;
+  std::size_t n = 0;
+};
+
+using SubbandSumFn = void (*)(const SubbandSumArgs&);
+
+/// The stage-1 sum for rows of `elem_bytes` (2 or 4) compiled for `isa`.
+SubbandSumFn subband_sum_for(std::size_t elem_bytes, std::string_view isa);
 
 }  // namespace fastpsr::cpu::dedisp_detail

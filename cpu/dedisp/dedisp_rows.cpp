@@ -78,62 +78,81 @@ inline void transpose16_u8_to_u16(const std::uint8_t* first, std::size_t bps, st
 }
 #endif
 
-// A tiled transpose: for a block of channels and a block of time, each channel's row segment
-// is written contiguously while the block's spectra (a few KiB) stay in L1.
+// One block of the tiled transpose: channels [k0, k1) of `kept`, downsampled samples
+// [s0, s0 + ns). Each channel's row segment is written contiguously while the block's spectra
+// (a few KiB) stay in L1.
+template <class R, int NBITS, bool SIGNED>
+void append_block(const InputFormat& in, const std::uint8_t* packed, const RowsTarget& dst, std::size_t pos, int k0,
+                  int k1, std::size_t s0, std::size_t ns) {
+  const std::vector<int>& kept = *in.kept;
+  const std::size_t D = in.downsample;
+  const std::size_t bps = in.bytes_per_sample;
+  R* rows = static_cast<R*>(dst.rows);
+  const std::size_t row_len = dst.row_len;
+  int k = k0;
+  std::size_t done = 0;  // samples of channels [k0, k) already written by the 16 x 16 transpose
+#if defined(__x86_64__)
+  // 8-bit input, no downsampling: 16 x 16 blocks of contiguous kept channels.
+  if constexpr (NBITS == 8 && std::is_same_v<R, std::uint16_t>) {
+    const std::size_t n16 = ns / 16 * 16;
+    if (D == 1 && n16 > 0) {
+      while (k + 16 <= k1 && kept[static_cast<std::size_t>(k + 15)] - kept[static_cast<std::size_t>(k)] == 15) {
+        const int c0 = kept[static_cast<std::size_t>(k)];
+        for (std::size_t s1 = 0; s1 < n16; s1 += 16) {
+          std::uint16_t* out[16];
+          for (int i = 0; i < 16; ++i) out[i] = rows + static_cast<std::size_t>(k + i) * row_len + pos + s0 + s1;
+          transpose16_u8_to_u16<SIGNED>(packed + (s0 + s1) * bps + static_cast<std::size_t>(c0), bps, out);
+        }
+        k += 16;
+      }
+      done = n16;
+    }
+  }
+#endif
+  for (int kk = k0; kk < k1; ++kk) {
+    const std::size_t first = kk < k ? done : 0;
+    const int c = kept[static_cast<std::size_t>(kk)];
+    R* row = rows + static_cast<std::size_t>(kk) * row_len + pos + s0;
+    if (D == 1) {
+      const std::uint8_t* spectrum = packed + (s0 + first) * bps;
+      for (std::size_t ss = first; ss < ns; ++ss, spectrum += bps)
+        row[ss] = sample_value<NBITS, SIGNED, R>(spectrum, c);
+    } else {
+      for (std::size_t ss = first; ss < ns; ++ss) {
+        const std::uint8_t* spectrum = packed + (s0 + ss) * D * bps;
+        R acc = 0;
+        for (std::size_t j = 0; j < D; ++j, spectrum += bps) acc += sample_value<NBITS, SIGNED, R>(spectrum, c);
+        row[ss] = acc;
+      }
+    }
+  }
+}
+
+// The tiled transpose over (channel block x time block) tasks; threads == 1 runs them here
+// without an OpenMP region (the caller may be inside one).
 template <class R, int NBITS, bool SIGNED>
 void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
                   std::size_t pos, int threads) {
   constexpr int kChanBlock = 64;
   constexpr std::size_t kTimeBlock = 64;
-  const std::vector<int>& kept = *in.kept;
-  const int nk = static_cast<int>(kept.size());
-  const std::size_t D = in.downsample;
-  const std::size_t bps = in.bytes_per_sample;
-  R* rows = static_cast<R*>(dst.rows);
-  const std::size_t row_len = dst.row_len;
+  const int nk = static_cast<int>(in.kept->size());
   const long nblocks = (nk + kChanBlock - 1) / kChanBlock;
   const long ntime = static_cast<long>((n_ds + kTimeBlock - 1) / kTimeBlock);
+  auto block = [&](long kb, long tb) {
+    const int k0 = static_cast<int>(kb) * kChanBlock;
+    const std::size_t s0 = static_cast<std::size_t>(tb) * kTimeBlock;
+    append_block<R, NBITS, SIGNED>(in, packed, dst, pos, k0, std::min(nk, k0 + kChanBlock), s0,
+                                   std::min(kTimeBlock, n_ds - s0));
+  };
+  if (threads == 1) {
+    for (long tb = 0; tb < ntime; ++tb) {
+      for (long kb = 0; kb < nblocks; ++kb) block(kb, tb);
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) collapse(2) num_threads(threads)
   for (long kb = 0; kb < nblocks; ++kb) {
-    for (long tb = 0; tb < ntime; ++tb) {
-      const int k0 = static_cast<int>(kb) * kChanBlock;
-      const int k1 = std::min(nk, k0 + kChanBlock);
-      const std::size_t s0 = static_cast<std::size_t>(tb) * kTimeBlock;
-      const std::size_t ns = std::min(kTimeBlock, n_ds - s0);
-      int k = k0;
-#if defined(__x86_64__)
-      // 8-bit input, no downsampling: 16 x 16 blocks of contiguous kept channels.
-      if constexpr (NBITS == 8 && std::is_same_v<R, std::uint16_t>) {
-        if (D == 1 && ns == kTimeBlock) {
-          while (k + 16 <= k1 && kept[static_cast<std::size_t>(k + 15)] - kept[static_cast<std::size_t>(k)] == 15) {
-            const int c0 = kept[static_cast<std::size_t>(k)];
-            for (std::size_t s1 = 0; s1 < ns; s1 += 16) {
-              std::uint16_t* out[16];
-              for (int i = 0; i < 16; ++i) out[i] = rows + static_cast<std::size_t>(k + i) * row_len + pos + s0 + s1;
-              transpose16_u8_to_u16<SIGNED>(packed + (s0 + s1) * bps + static_cast<std::size_t>(c0), bps, out);
-            }
-            k += 16;
-          }
-        }
-      }
-#endif
-      for (; k < k1; ++k) {
-        const int c = kept[static_cast<std::size_t>(k)];
-        R* row = rows + static_cast<std::size_t>(k) * row_len + pos + s0;
-        if (D == 1) {
-          const std::uint8_t* spectrum = packed + s0 * bps;
-          for (std::size_t ss = 0; ss < ns; ++ss, spectrum += bps)
-            row[ss] = sample_value<NBITS, SIGNED, R>(spectrum, c);
-        } else {
-          for (std::size_t ss = 0; ss < ns; ++ss) {
-            const std::uint8_t* spectrum = packed + (s0 + ss) * D * bps;
-            R acc = 0;
-            for (std::size_t j = 0; j < D; ++j, spectrum += bps) acc += sample_value<NBITS, SIGNED, R>(spectrum, c);
-            row[ss] = acc;
-          }
-        }
-      }
-    }
+    for (long tb = 0; tb < ntime; ++tb) block(kb, tb);
   }
 }
 

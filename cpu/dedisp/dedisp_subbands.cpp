@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#include "dedisp_subbands.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::cpu::dedisp_detail {
+
+SubbandSplit find_subband_split(const DedispPlan& plan, const std::vector<int>& kept, std::size_t max_channels) {
+  const std::size_t nk = kept.size();
+  const std::size_t ndms = plan.ndms();
+  const auto nchans = static_cast<std::size_t>(plan.nchans());
+  auto delay = [&](std::size_t i, std::size_t k) {
+    return plan.delays[i * nchans + static_cast<std::size_t>(kept[k])];
+  };
+  SubbandSplit s;
+  s.first.push_back(0);
+  std::size_t k0 = 0;
+  for (std::size_t k = 1; k <= nk; ++k) {
+    bool same = k < nk && k - k0 < max_channels;
+    for (std::size_t i = 1; same && i < ndms; ++i) same = delay(i, k) - delay(i, k0) == delay(0, k) - delay(0, k0);
+    if (!same) {
+      s.first.push_back(k);
+      k0 = k;
+    }
+  }
+  const std::size_t nsub = s.nsub();
+  s.chan_delay.resize(nk);
+  s.dm_delay.resize(ndms * nsub);
+  for (std::size_t g = 0; g < nsub; ++g) {
+    // The least delayed channel is the same at every DM: the differences do not depend on it.
+    std::size_t lo = s.first[g];
+    for (std::size_t k = s.first[g]; k < s.first[g + 1]; ++k) {
+      if (delay(0, k) < delay(0, lo)) lo = k;
+    }
+    for (std::size_t k = s.first[g]; k < s.first[g + 1]; ++k) {
+      s.chan_delay[k] = static_cast<std::uint32_t>(delay(0, k) - delay(0, lo));
+      s.max_chan_delay = std::max<std::size_t>(s.max_chan_delay, s.chan_delay[k]);
+    }
+    for (std::size_t i = 0; i < ndms; ++i) {
+      s.dm_delay[i * nsub + g] = delay(i, lo);
+      s.max_dm_delay = std::max(s.max_dm_delay, delay(i, lo));
+    }
+  }
+  return s;
+}
+
+namespace {
+// Staging rows per thread: about this many bytes, so that they stay in L2 between the unpack
+// and the sum.
+constexpr std::size_t kStagingBytes = std::size_t{256} << 10;
+constexpr std::size_t kChunkAlign = 64;  // the unpack's time block
+}  // namespace
+
+SubbandStage::SubbandStage(const InputFormat& in, SubbandSplit split, std::size_t elem_bytes, std::string_view isa,
+                           std::size_t chunk)
+    : in_(in),
+      split_(std::move(split)),
+      elem_bytes_(elem_bytes),
+      sum_(subband_sum_for(elem_bytes, isa)),
+      spb_(in.bytes_per_sample * in.downsample) {
+  const std::size_t nk = in_.kept->size();
+  if (chunk == 0) {
+    chunk = kStagingBytes / (std::max<std::size_t>(nk, 1) * elem_bytes);
+    // The carried samples are unpacked again by every chunk: keep that a small part.
+    chunk = std::max(chunk, 4 * split_.max_chan_delay);
+  }
+  chunk_ = std::max(kChunkAlign, (chunk + kChunkAlign - 1) / kChunkAlign * kChunkAlign);
+  carry_.resize(split_.max_chan_delay * spb_);
+}
+
+std::size_t SubbandStage::completes(std::size_t n_ds) const noexcept {
+  const std::uint64_t n = nchan_ + n_ds;
+  const std::uint64_t done = n > split_.max_chan_delay ? n - split_.max_chan_delay : 0;
+  return static_cast<std::size_t>(done - nsub_done_);
+}
+
+std::size_t SubbandStage::host_bytes(int threads) const noexcept {
+  const std::size_t staging = in_.kept->size() * (chunk_ + split_.max_chan_delay + 32) * elem_bytes_;
+  const std::size_t temp = (chunk_ + split_.max_chan_delay) * spb_;
+  return carry_.size() + static_cast<std::size_t>(std::max(threads, 1)) * (staging + temp);
+}
+
+// Subband samples [a, b) of this call: unpack channel samples [a, b + max_chan_delay) of the
+// call's input (the carried samples, then `packed`) into this thread's staging rows, sum them.
+void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::size_t b, const RowsTarget& dst,
+                             std::size_t pos) const {
+  const std::size_t need = b - a + split_.max_chan_delay;
+  const std::uint8_t* src = nullptr;
+  thread_local std::vector<std::uint8_t> temp;
+  if (a >= ncarry_ && packed != nullptr) {
+    src = packed + (a - ncarry_) * spb_;
+  } else {
+    temp.resize(need * spb_);
+    const std::size_t from_carry = a < ncarry_ ? std::min(ncarry_, a + need) - a : 0;
+    std::memcpy(temp.data(), carry_.data() + a * spb_, from_carry * spb_);
+    const std::size_t rest = need - from_carry;
+    if (rest > 0) {
+      std::uint8_t* to = temp.data() + from_carry * spb_;
+      if (packed != nullptr) {
+        std::memcpy(to, packed + (a + from_carry - ncarry_) * spb_, rest * spb_);
+      } else {
+        std::memset(to, 0, rest * spb_);  // all-zero bytes are the value 0 in every integer format
+      }
+    }
+    src = temp.data();
+  }
+  const std::size_t row_len = chunk_ + split_.max_chan_delay + 32;  // + 32: no power-of-two row stride
+  thread_local std::vector<std::uint32_t> staging;
+  staging.resize((in_.kept->size() * row_len * elem_bytes_ + 3) / 4);
+  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, elem_bytes_, false}, 0, 1);
+  SubbandSumArgs s;
+  s.rows = staging.data();
+  s.row_len = row_len;
+  s.first = split_.first.data();
+  s.nsub = split_.nsub();
+  s.shift = split_.chan_delay.data();
+  s.out = static_cast<std::uint8_t*>(dst.rows) + (pos + a) * elem_bytes_;
+  s.out_row_len = dst.row_len;
+  s.n = b - a;
+  sum_(s);
+}
+
+std::size_t SubbandStage::append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,
+                                 int threads) {
+  FASTPSR_ASSERT(dst.elem_bytes == elem_bytes_ && ncarry_ == nchan_ - nsub_done_);
+  const std::size_t m = completes(n_ds);
+  const long nchunks = static_cast<long>((m + chunk_ - 1) / chunk_);
+  const int nthreads = threads > 0 ? threads : omp_get_max_threads();
+  if (nthreads == 1 || nchunks <= 1) {
+    for (long j = 0; j < nchunks; ++j) {
+      const auto a = static_cast<std::size_t>(j) * chunk_;
+      run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);
+    }
+  } else {
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (long j = 0; j < nchunks; ++j) {
+      const auto a = static_cast<std::size_t>(j) * chunk_;
+      run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);
+    }
+  }
+  // Carry the samples of this call's input from m on: the next subband samples need them.
+  const std::size_t keep = ncarry_ + n_ds - m;
+  FASTPSR_ASSERT(keep <= split_.max_chan_delay);
+  std::size_t filled = 0;
+  std::size_t from = m - std::min(m, ncarry_);  // first sample of `packed` to carry
+  if (m < ncarry_) {
+    filled = ncarry_ - m;
+    std::memmove(carry_.data(), carry_.data() + m * spb_, filled * spb_);
+  }
+  if (keep > filled) {
+    if (packed != nullptr) {
+      std::memcpy(carry_.data() + filled * spb_, packed + from * spb_, (keep - filled) * spb_);
+    } else {
+      std::memset(carry_.data() + filled * spb_, 0, (keep - filled) * spb_);
+    }
+  }
+  ncarry_ = keep;
+  nchan_ += n_ds;
+  nsub_done_ += m;
+  return m;
+}
+
+}  // namespace fastpsr::cpu::dedisp_detail
