@@ -43,7 +43,7 @@ struct Args {
 
 [[noreturn]] void usage(int code) {
   std::printf(
-      "usage: dedisp [--setup apertif|lofar|artemis|meerkat|presto-iso|all] [--device cpu|gpu|both]\n"
+      "usage: dedisp [--setup apertif|lofar|artemis|meerkat|presto-iso|presto-nsub|all] [--device cpu|gpu|both]\n"
       "              [--seconds S] [--ndms N] [--threads N] [--reps N] [--e2e] [--gulp N]\n"
       "              [--cpu-config k=v,...] [--gpu-config k=v,...] [--gpu-peak-adds X] [--write FILE]\n"
       "Times direct dedispersion of the benchmarks.md setups (S seconds of output, random 8-bit data).\n"
@@ -65,7 +65,7 @@ Args parse_args(int argc, char** argv) {
     if (k == "--setup") {
       const std::string v = value();
       if (v == "all") {
-        a.setups = {"apertif", "lofar", "artemis", "meerkat", "presto-iso"};
+        a.setups = {"apertif", "lofar", "artemis", "meerkat", "presto-iso", "presto-nsub"};
       } else {
         a.setups.push_back(v);
       }
@@ -99,7 +99,7 @@ Args parse_args(int argc, char** argv) {
       usage(2);
     }
   }
-  if (a.setups.empty()) a.setups = {"apertif", "lofar", "artemis", "meerkat", "presto-iso"};
+  if (a.setups.empty()) a.setups = {"apertif", "lofar", "artemis", "meerkat", "presto-iso", "presto-nsub"};
   return a;
 }
 

@@ -27,12 +27,13 @@ SigprocHeader band_header(int nchans, double top_mhz, double bw_mhz, double tsam
   return h;
 }
 
-DedispPlan plan_for(const SigprocHeader& h, std::vector<double> dms, int downsample) {
+DedispPlan plan_for(const SigprocHeader& h, std::vector<double> dms, int downsample, int presto_nsub = 0) {
   DedispProblem p;
   p.input = DedispInput::from_header(h);
   p.dms = std::move(dms);
   p.downsample = downsample;
   p.model = DelayModel::presto;
+  p.presto_nsub = presto_nsub;
   return make_dedisp_plan(p);
 }
 
@@ -73,30 +74,31 @@ Setup make_setup(const std::string& name, int ndms, double seconds) {
         "meerkat: 4096 ch 856-1712 MHz, 76.56 us, 8-bit, DM 0-2000 by the automatic plan "
         "(tolerance 1.25): {} DMs in {} ranges",
         plan.total_dms(), plan.steps.size());
-  } else if (name == "presto-iso") {
+  } else if (name == "presto-iso" || name == "presto-nsub") {
     s.header = band_header(256, 1500.25, 128.0, 64e-6);
     const int n = ndms > 0 ? ndms : 32;
-    s.plans.push_back(plan_for(s.header, dm_grid(58.0, 0.3, n), 1));
+    const bool nsub = name == "presto-nsub";
+    s.plans.push_back(plan_for(s.header, dm_grid(58.0, 0.3, n), 1, nsub ? 32 : 0));
     s.description = fmt::format(
-        "presto-iso: 256 ch 1372.5-1500 MHz, 64 us, 8-bit, {} DMs 58.0..{:.1f} "
-        "(the prepsubband comparison of the issue)",
-        n, 58.0 + (n - 1) * 0.3);
+        "{}: 256 ch 1372.5-1500 MHz, 64 us, 8-bit, {} DMs 58.0..{:.1f}, {} (the prepsubband comparison of the issue{})",
+        name, n, 58.0 + (n - 1) * 0.3, nsub ? "delays of prepsubband -nsub 32" : "per-channel delays",
+        nsub ? ", as compare_prepsubband.sh runs it" : "");
   } else {
     throw Error(ErrorCode::invalid_argument,
-                fmt::format("unknown setup '{}' (apertif, lofar, artemis, meerkat, presto-iso)", name));
+                fmt::format("unknown setup '{}' (apertif, lofar, artemis, meerkat, presto-iso, presto-nsub)", name));
   }
   std::size_t longest = 0;
   for (const auto& p : s.plans) {
     longest = std::max(longest, static_cast<std::size_t>(p.max_delay) * static_cast<std::size_t>(p.downsample()));
   }
   const auto nout = static_cast<std::size_t>(std::llround(seconds / s.header.tsamp));
-  // presto-iso is the file of the issue's prepsubband timing: 2^21 samples whatever `seconds` says.
-  s.nin = name == "presto-iso" ? std::size_t{1} << 21 : (nout + longest + 239) / 240 * 240;
+  // presto-iso/-nsub are the file of the issue's prepsubband timing: 2^21 samples whatever `seconds` says.
+  const bool presto = name.starts_with("presto-");
+  s.nin = presto ? std::size_t{1} << 21 : (nout + longest + 239) / 240 * 240;
   for (const auto& p : s.plans) {
     const auto d = static_cast<std::size_t>(p.downsample());
-    s.plan_nin.push_back(name == "presto-iso"
-                             ? s.nin
-                             : std::min(s.nin, (nout + static_cast<std::size_t>(p.max_delay) * d + d - 1) / d * d));
+    s.plan_nin.push_back(presto ? s.nin
+                                : std::min(s.nin, (nout + static_cast<std::size_t>(p.max_delay) * d + d - 1) / d * d));
   }
   return s;
 }

@@ -25,7 +25,7 @@ struct Setup {
   }
 };
 
-/// `name`: apertif, lofar, artemis, meerkat or presto-iso. ndms 0 = the setup's headline count;
+/// `name`: apertif, lofar, artemis, meerkat, presto-iso or presto-nsub. ndms 0 = the setup's headline count;
 /// `seconds` of output at the finest time resolution.
 Setup make_setup(const std::string& name, int ndms, double seconds);
 

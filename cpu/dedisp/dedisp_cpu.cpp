@@ -146,9 +146,11 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   if (options.gulp_samples > 0) {
     gulp_ds_ = std::max<std::size_t>(1, options.gulp_samples / D_);
   } else {
-    // Bounded by the output block (ndms rows) and by the new part of the rows (nk rows).
+    // Bounded by the output block (ndms rows) and by the new channel data as rows (nk rows,
+    // also in the two-stage path: the caller's input buffers and first-touch page faults grow
+    // with the gulp, for no gain once a push's fixed costs are amortised).
     const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
-    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nrows_, 1) * elem_bytes_);
+    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nk_, 1) * elem_bytes_);
     gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
   }
   // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.

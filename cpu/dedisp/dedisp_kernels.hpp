@@ -58,23 +58,24 @@ struct KernelVariant {
 /// that the CPU supports the ISA.
 KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_block = 0);
 
-/// Stage 1 of the two-stage (subband) path, on integer rows of one element type:
+/// Stage 1 of the two-stage (subband) path, on unsigned integer rows:
 /// out[g * out_row_len + t] = sum over the rows k of subband g (first[g] <= k < first[g + 1]) of
 /// rows[k * row_len + shift[k] + t], for t < n. The caller makes sure that the sums fit.
 struct SubbandSumArgs {
-  const void* rows = nullptr;  ///< channel rows, element type of elem_bytes (uint16 or uint32)
+  const void* rows = nullptr;  ///< channel rows (uint8, uint16 or uint32)
   std::size_t row_len = 0;
   const std::size_t* first = nullptr;  ///< nsub + 1 row indices
   std::size_t nsub = 0;
   const std::uint32_t* shift = nullptr;  ///< per row: its delay within its subband
-  void* out = nullptr;                   ///< nsub rows, same element type
+  void* out = nullptr;                   ///< nsub rows (uint16 or uint32)
   std::size_t out_row_len = 0;
   std::size_t n = 0;
 };
 
 using SubbandSumFn = void (*)(const SubbandSumArgs&);
 
-/// The stage-1 sum for rows of `elem_bytes` (2 or 4) compiled for `isa`.
-SubbandSumFn subband_sum_for(std::size_t elem_bytes, std::string_view isa);
+/// The stage-1 sum from channel rows of `in_bytes` to subband rows of `out_bytes` (1 -> 2,
+/// 2 -> 2 or 4 -> 4) compiled for `isa`.
+SubbandSumFn subband_sum_for(std::size_t in_bytes, std::size_t out_bytes, std::string_view isa);
 
 }  // namespace fastpsr::cpu::dedisp_detail

@@ -37,10 +37,10 @@ inline V sample_value(const std::uint8_t* spectrum, int c) {
 }
 
 #if defined(__x86_64__)
-// 16 spectra x 16 contiguous 8-bit channels -> 16 rows of 16 uint16 samples: a 16x16 byte
-// transpose in four unpack stages, then widening. Signed input is offset by 128 (xor 0x80).
-template <bool SIGNED>
-inline void transpose16_u8_to_u16(const std::uint8_t* first, std::size_t bps, std::uint16_t* const* out) {
+// 16 spectra x 16 contiguous 8-bit channels -> 16 rows of 16 samples (uint8, or widened to
+// uint16): a 16x16 byte transpose in four unpack stages. Signed input is offset by 128 (xor 0x80).
+template <bool SIGNED, class R>
+inline void transpose16_u8(const std::uint8_t* first, std::size_t bps, R* const* out) {
   const __m128i flip = _mm_set1_epi8(SIGNED ? static_cast<char>(0x80) : 0);
   __m128i a[16];
   for (int r = 0; r < 16; ++r) {
@@ -70,10 +70,15 @@ inline void transpose16_u8_to_u16(const std::uint8_t* first, std::size_t bps, st
   for (int k = 0; k < 8; ++k) {
     const __m128i ch0 = _mm_unpacklo_epi64(v[k], v[k + 8]);
     const __m128i ch1 = _mm_unpackhi_epi64(v[k], v[k + 8]);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k]), _mm_unpacklo_epi8(ch0, zero));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k] + 8), _mm_unpackhi_epi8(ch0, zero));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1]), _mm_unpacklo_epi8(ch1, zero));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1] + 8), _mm_unpackhi_epi8(ch1, zero));
+    if constexpr (sizeof(R) == 1) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k]), ch0);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1]), ch1);
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k]), _mm_unpacklo_epi8(ch0, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k] + 8), _mm_unpackhi_epi8(ch0, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1]), _mm_unpacklo_epi8(ch1, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out[2 * k + 1] + 8), _mm_unpackhi_epi8(ch1, zero));
+    }
   }
 }
 #endif
@@ -93,15 +98,15 @@ void append_block(const InputFormat& in, const std::uint8_t* packed, const RowsT
   std::size_t done = 0;  // samples of channels [k0, k) already written by the 16 x 16 transpose
 #if defined(__x86_64__)
   // 8-bit input, no downsampling: 16 x 16 blocks of contiguous kept channels.
-  if constexpr (NBITS == 8 && std::is_same_v<R, std::uint16_t>) {
+  if constexpr (NBITS == 8 && sizeof(R) <= 2) {
     const std::size_t n16 = ns / 16 * 16;
     if (D == 1 && n16 > 0) {
       while (k + 16 <= k1 && kept[static_cast<std::size_t>(k + 15)] - kept[static_cast<std::size_t>(k)] == 15) {
         const int c0 = kept[static_cast<std::size_t>(k)];
         for (std::size_t s1 = 0; s1 < n16; s1 += 16) {
-          std::uint16_t* out[16];
+          R* out[16];
           for (int i = 0; i < 16; ++i) out[i] = rows + static_cast<std::size_t>(k + i) * row_len + pos + s0 + s1;
-          transpose16_u8_to_u16<SIGNED>(packed + (s0 + s1) * bps + static_cast<std::size_t>(c0), bps, out);
+          transpose16_u8<SIGNED, R>(packed + (s0 + s1) * bps + static_cast<std::size_t>(c0), bps, out);
         }
         k += 16;
       }
@@ -170,11 +175,13 @@ void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::siz
       if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, threads);
       return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, threads);
     case 16:
-      return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, threads);
+      if constexpr (sizeof(R) >= 2) return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, threads);
+      break;
     default:
       throw Error(ErrorCode::unsupported,
                   fmt::format("the CPU dedisperser reads nbits 1, 2, 4, 8, 16 or 32, not {}", in.nbits));
   }
+  throw Error(ErrorCode::internal, "16-bit input cannot go into 8-bit rows");
 }
 
 }  // namespace
@@ -186,6 +193,10 @@ void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t 
   if (dst.is_float_rows) {
     FASTPSR_ASSERT(in.nbits == 32);
     return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, nthreads);
+  }
+  if (dst.elem_bytes == 1) {
+    FASTPSR_ASSERT(in.nbits <= 8);
+    return append_for_rows<std::uint8_t>(in, packed, n_ds, dst, pos, nthreads);
   }
   if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, nthreads);
   return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, nthreads);

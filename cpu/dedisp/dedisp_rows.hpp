@@ -11,9 +11,11 @@
 namespace fastpsr::cpu::dedisp_detail {
 
 struct RowsTarget {
-  void* rows = nullptr;  ///< nk rows of row_len elements (std::uint16_t, std::uint32_t or float)
+  /// nk rows of row_len elements: std::uint8_t (input of at most 8 bits whose downsampled sums
+  /// fit it), std::uint16_t, std::uint32_t or float
+  void* rows = nullptr;
   std::size_t row_len = 0;
-  std::size_t elem_bytes = 0;  ///< 2 or 4
+  std::size_t elem_bytes = 0;  ///< 1, 2 or 4
   bool is_float_rows = false;  ///< float rows (nbits 32) rather than unsigned integers
 };
 

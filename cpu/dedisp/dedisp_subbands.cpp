@@ -61,11 +61,15 @@ SubbandStage::SubbandStage(const InputFormat& in, SubbandSplit split, std::size_
     : in_(in),
       split_(std::move(split)),
       elem_bytes_(elem_bytes),
-      sum_(subband_sum_for(elem_bytes, isa)),
+      // uint8 staging where the downsampled samples fit: half the bytes to transpose and keep.
+      stage_bytes_(in.nbits <= 8 && ((std::size_t{1} << in.nbits) - 1) * in.downsample <= 0xFFu && elem_bytes == 2
+                       ? 1
+                       : elem_bytes),
+      sum_(subband_sum_for(stage_bytes_, elem_bytes, isa)),
       spb_(in.bytes_per_sample * in.downsample) {
   const std::size_t nk = in_.kept->size();
   if (chunk == 0) {
-    chunk = kStagingBytes / (std::max<std::size_t>(nk, 1) * elem_bytes);
+    chunk = kStagingBytes / (std::max<std::size_t>(nk, 1) * stage_bytes_);
     // The carried samples are unpacked again by every chunk: keep that a small part.
     chunk = std::max(chunk, 4 * split_.max_chan_delay);
   }
@@ -80,7 +84,7 @@ std::size_t SubbandStage::completes(std::size_t n_ds) const noexcept {
 }
 
 std::size_t SubbandStage::host_bytes(int threads) const noexcept {
-  const std::size_t staging = in_.kept->size() * (chunk_ + split_.max_chan_delay + 32) * elem_bytes_;
+  const std::size_t staging = in_.kept->size() * (chunk_ + split_.max_chan_delay + 32) * stage_bytes_;
   const std::size_t temp = (chunk_ + split_.max_chan_delay) * spb_;
   return carry_.size() + static_cast<std::size_t>(std::max(threads, 1)) * (staging + temp);
 }
@@ -111,8 +115,8 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
   }
   const std::size_t row_len = chunk_ + split_.max_chan_delay + 32;  // + 32: no power-of-two row stride
   thread_local std::vector<std::uint32_t> staging;
-  staging.resize((in_.kept->size() * row_len * elem_bytes_ + 3) / 4);
-  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, elem_bytes_, false}, 0, 1);
+  staging.resize((in_.kept->size() * row_len * stage_bytes_ + 3) / 4);
+  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, stage_bytes_, false}, 0, 1);
   SubbandSumArgs s;
   s.rows = staging.data();
   s.row_len = row_len;
@@ -137,7 +141,7 @@ std::size_t SubbandStage::append(const std::uint8_t* packed, std::size_t n_ds, c
       run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);
     }
   } else {
-#pragma omp parallel for schedule(static) num_threads(nthreads)
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
     for (long j = 0; j < nchunks; ++j) {
       const auto a = static_cast<std::size_t>(j) * chunk_;
       run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);

@@ -63,7 +63,8 @@ class SubbandStage {
 
   InputFormat in_;
   SubbandSplit split_;
-  std::size_t elem_bytes_;
+  std::size_t elem_bytes_;   // subband rows
+  std::size_t stage_bytes_;  // staging (channel) rows: 1 where the samples fit a byte, else elem_bytes_
   SubbandSumFn sum_;
   std::size_t chunk_;
   std::size_t spb_;                  // packed bytes of one downsampled sample
