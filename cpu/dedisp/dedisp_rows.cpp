@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "dedisp_rows.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -133,49 +131,52 @@ void append_block(const InputFormat& in, const std::uint8_t* packed, const RowsT
   }
 }
 
-// The tiled transpose over (channel block x time block) tasks; threads == 1 runs them here
-// without an OpenMP region (the caller may be inside one).
+// The tiled transpose over (channel block x time block) tasks.
 template <class R, int NBITS, bool SIGNED>
 void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                  std::size_t pos, int threads) {
+                  std::size_t pos, WorkPool* pool) {
   constexpr int kChanBlock = 64;
   constexpr std::size_t kTimeBlock = 64;
   const int nk = static_cast<int>(in.kept->size());
-  const long nblocks = (nk + kChanBlock - 1) / kChanBlock;
-  const long ntime = static_cast<long>((n_ds + kTimeBlock - 1) / kTimeBlock);
-  auto block = [&](long kb, long tb) {
+  const std::size_t nblocks = static_cast<std::size_t>((nk + kChanBlock - 1) / kChanBlock);
+  const std::size_t ntime = (n_ds + kTimeBlock - 1) / kTimeBlock;
+  auto block = [&](std::size_t kb, std::size_t tb) {
     const int k0 = static_cast<int>(kb) * kChanBlock;
-    const std::size_t s0 = static_cast<std::size_t>(tb) * kTimeBlock;
+    const std::size_t s0 = tb * kTimeBlock;
     append_block<R, NBITS, SIGNED>(in, packed, dst, pos, k0, std::min(nk, k0 + kChanBlock), s0,
                                    std::min(kTimeBlock, n_ds - s0));
   };
-  if (threads == 1) {
-    for (long tb = 0; tb < ntime; ++tb) {
-      for (long kb = 0; kb < nblocks; ++kb) block(kb, tb);
+  if (pool == nullptr || pool->threads() == 1) {
+    for (std::size_t tb = 0; tb < ntime; ++tb) {
+      for (std::size_t kb = 0; kb < nblocks; ++kb) block(kb, tb);
     }
     return;
   }
-#pragma omp parallel for schedule(static) collapse(2) num_threads(threads)
-  for (long kb = 0; kb < nblocks; ++kb) {
-    for (long tb = 0; tb < ntime; ++tb) block(kb, tb);
-  }
+  // Tasks of several time blocks: a task is worth a wake-up, and its spectra are read once.
+  constexpr std::size_t kTimeBlocksPerTask = 16;
+  const std::size_t ntasks = (ntime + kTimeBlocksPerTask - 1) / kTimeBlocksPerTask;
+  pool->run(ntasks, [&](std::size_t task, int) {
+    for (std::size_t tb = task * kTimeBlocksPerTask; tb < std::min(ntime, (task + 1) * kTimeBlocksPerTask); ++tb) {
+      for (std::size_t kb = 0; kb < nblocks; ++kb) block(kb, tb);
+    }
+  });
 }
 
 template <class R>
 void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                     std::size_t pos, int threads) {
+                     std::size_t pos, WorkPool* pool) {
   switch (in.nbits) {
     case 1:
-      return append_typed<R, 1, false>(in, packed, n_ds, dst, pos, threads);
+      return append_typed<R, 1, false>(in, packed, n_ds, dst, pos, pool);
     case 2:
-      return append_typed<R, 2, false>(in, packed, n_ds, dst, pos, threads);
+      return append_typed<R, 2, false>(in, packed, n_ds, dst, pos, pool);
     case 4:
-      return append_typed<R, 4, false>(in, packed, n_ds, dst, pos, threads);
+      return append_typed<R, 4, false>(in, packed, n_ds, dst, pos, pool);
     case 8:
-      if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, threads);
-      return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, threads);
+      if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, pool);
+      return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, pool);
     case 16:
-      if constexpr (sizeof(R) >= 2) return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, threads);
+      if constexpr (sizeof(R) >= 2) return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, pool);
       break;
     default:
       throw Error(ErrorCode::unsupported,
@@ -187,19 +188,18 @@ void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::siz
 }  // namespace
 
 void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                 std::size_t pos, int threads) {
+                 std::size_t pos, WorkPool* pool) {
   if (n_ds == 0) return;
-  const int nthreads = threads > 0 ? threads : omp_get_max_threads();
   if (dst.is_float_rows) {
     FASTPSR_ASSERT(in.nbits == 32);
-    return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, nthreads);
+    return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, pool);
   }
   if (dst.elem_bytes == 1) {
     FASTPSR_ASSERT(in.nbits <= 8);
-    return append_for_rows<std::uint8_t>(in, packed, n_ds, dst, pos, nthreads);
+    return append_for_rows<std::uint8_t>(in, packed, n_ds, dst, pos, pool);
   }
-  if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, nthreads);
-  return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, nthreads);
+  if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, pool);
+  return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, pool);
 }
 
 }  // namespace fastpsr::cpu::dedisp_detail

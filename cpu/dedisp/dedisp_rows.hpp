@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "dedisp_pool.hpp"
+
 namespace fastpsr::cpu::dedisp_detail {
 
 struct RowsTarget {
@@ -28,9 +30,8 @@ struct InputFormat {
 };
 
 /// Writes n_ds downsampled samples, read from n_ds * downsample packed spectra, at position
-/// `pos` of every row. Runs on `threads` OpenMP threads (0 = default; 1 = in the calling thread,
-/// without an OpenMP region, so it may be called from inside one).
+/// `pos` of every row. Runs on the threads of `pool` (nullptr: in the calling thread alone).
 void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                 std::size_t pos, int threads);
+                 std::size_t pos, WorkPool* pool);
 
 }  // namespace fastpsr::cpu::dedisp_detail

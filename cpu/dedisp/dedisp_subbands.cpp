@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "dedisp_subbands.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -92,10 +90,10 @@ std::size_t SubbandStage::host_bytes(int threads) const noexcept {
 // Subband samples [a, b) of this call: unpack channel samples [a, b + max_chan_delay) of the
 // call's input (the carried samples, then `packed`) into this thread's staging rows, sum them.
 void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::size_t b, const RowsTarget& dst,
-                             std::size_t pos) const {
+                             std::size_t pos, Scratch& scratch) const {
   const std::size_t need = b - a + split_.max_chan_delay;
   const std::uint8_t* src = nullptr;
-  thread_local std::vector<std::uint8_t> temp;
+  std::vector<std::uint8_t>& temp = scratch.spectra;
   if (a >= ncarry_ && packed != nullptr) {
     src = packed + (a - ncarry_) * spb_;
   } else {
@@ -114,9 +112,9 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
     src = temp.data();
   }
   const std::size_t row_len = chunk_ + split_.max_chan_delay + 32;  // + 32: no power-of-two row stride
-  thread_local std::vector<std::uint32_t> staging;
+  std::vector<std::uint32_t>& staging = scratch.rows;
   staging.resize((in_.kept->size() * row_len * stage_bytes_ + 3) / 4);
-  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, stage_bytes_, false}, 0, 1);
+  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, stage_bytes_, false}, 0, nullptr);
   SubbandSumArgs s;
   s.rows = staging.data();
   s.row_len = row_len;
@@ -130,23 +128,16 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
 }
 
 std::size_t SubbandStage::append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,
-                                 int threads) {
+                                 WorkPool& pool) {
   FASTPSR_ASSERT(dst.elem_bytes == elem_bytes_ && ncarry_ == nchan_ - nsub_done_);
   const std::size_t m = completes(n_ds);
-  const long nchunks = static_cast<long>((m + chunk_ - 1) / chunk_);
-  const int nthreads = threads > 0 ? threads : omp_get_max_threads();
-  if (nthreads == 1 || nchunks <= 1) {
-    for (long j = 0; j < nchunks; ++j) {
-      const auto a = static_cast<std::size_t>(j) * chunk_;
-      run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);
-    }
-  } else {
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
-    for (long j = 0; j < nchunks; ++j) {
-      const auto a = static_cast<std::size_t>(j) * chunk_;
-      run_chunk(packed, a, std::min(m, a + chunk_), dst, pos);
-    }
-  }
+  const std::size_t nchunks = (m + chunk_ - 1) / chunk_;
+  if (scratch_.size() < static_cast<std::size_t>(pool.threads()))
+    scratch_.resize(static_cast<std::size_t>(pool.threads()));
+  pool.run(nchunks, [&](std::size_t j, int thread) {
+    const std::size_t a = j * chunk_;
+    run_chunk(packed, a, std::min(m, a + chunk_), dst, pos, scratch_[static_cast<std::size_t>(thread)]);
+  });
   // Carry the samples of this call's input from m on: the next subband samples need them.
   const std::size_t keep = ncarry_ + n_ds - m;
   FASTPSR_ASSERT(keep <= split_.max_chan_delay);

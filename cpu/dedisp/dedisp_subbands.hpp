@@ -48,8 +48,9 @@ class SubbandStage {
   [[nodiscard]] std::size_t completes(std::size_t n_ds) const noexcept;
   /// Appends n_ds downsampled samples (n_ds * downsample packed spectra; nullptr: zeros) and
   /// writes the completes(n_ds) subband samples they complete at position `pos` of the rows of
-  /// `dst` (nsub rows). Returns that count.
-  std::size_t append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos, int threads);
+  /// `dst` (nsub rows), on the threads of `pool`. Returns that count.
+  std::size_t append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,
+                     WorkPool& pool);
 
   [[nodiscard]] const SubbandSplit& split() const noexcept { return split_; }
   /// Downsampled channel samples appended so far.
@@ -58,8 +59,12 @@ class SubbandStage {
   [[nodiscard]] std::size_t host_bytes(int threads) const noexcept;
 
  private:
-  void run_chunk(const std::uint8_t* packed, std::size_t a, std::size_t b, const RowsTarget& dst,
-                 std::size_t pos) const;
+  struct Scratch {                      // one per thread, kept between calls
+    std::vector<std::uint8_t> spectra;  // a chunk's packed input where it starts in the carried samples
+    std::vector<std::uint32_t> rows;    // staging rows (storage in 4-byte words)
+  };
+  void run_chunk(const std::uint8_t* packed, std::size_t a, std::size_t b, const RowsTarget& dst, std::size_t pos,
+                 Scratch& scratch) const;
 
   InputFormat in_;
   SubbandSplit split_;
@@ -72,6 +77,7 @@ class SubbandStage {
   std::size_t ncarry_ = 0;           // downsampled samples in carry_
   std::uint64_t nchan_ = 0;          // downsampled channel samples appended
   std::uint64_t nsub_done_ = 0;      // subband samples written
+  std::vector<Scratch> scratch_;
 };
 
 }  // namespace fastpsr::cpu::dedisp_detail
