@@ -99,7 +99,7 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
   } else {
     temp.resize(need * spb_);
     const std::size_t from_carry = a < ncarry_ ? std::min(ncarry_, a + need) - a : 0;
-    std::memcpy(temp.data(), carry_.data() + a * spb_, from_carry * spb_);
+    if (from_carry > 0) std::memcpy(temp.data(), carry_.data() + a * spb_, from_carry * spb_);
     const std::size_t rest = need - from_carry;
     if (rest > 0) {
       std::uint8_t* to = temp.data() + from_carry * spb_;
