@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The CPU dedisperser: packed input -> channel-major rows (dedisp_rows) -> worker threads
-// (dedisp_pool) over (DM tile x time tile) tasks, each running the register-blocked SIMD kernel (dedisp_kernels).
+// (dedisp_pool) over (DM tile x time tile) tasks, each running the register-blocked SIMD
+// kernel (dedisp_kernels).
 // Where the delays split into subband and within-subband parts (prepsubband -nsub rounding),
 // the rows are subband rows made by an exact integer first stage (dedisp_subbands) instead.
 #include "fastpsr/cpu/dedisp_cpu.hpp"
