@@ -6,7 +6,8 @@
 // (upload + kernels + download, wall clock), then sweeps the --gpu-config space on apertif.
 // The compact table comes last. Random 8-bit input, never zeros.
 //
-//   bench/dedisp_gpu                      # everything (about a minute or two)
+//   bench/dedisp_gpu                      # every setup and the quick sweep (a minute or two)
+//   bench/dedisp_gpu --setups apertif --sweep full   # ~2000 shapes, several minutes
 //   bench/dedisp_gpu --setups apertif --sweep quick
 //   bench/dedisp_gpu --setups apertif --gpu-config subband=8 --sweep subband
 //   bench/dedisp_gpu --gpu-config threads_time=128,items_dm=8 --sweep none
@@ -86,11 +87,12 @@ int main(int argc, char** argv) {
 #else
   CLI::App app{"CUDA dedisperser benchmark (docs/benchmarks.md setups)"};
   std::string setups_text = "apertif-512,apertif,apertif-4096,lofar,artemis,meerkat";
-  std::string sweep = "full";
+  std::string sweep = "quick";
   std::string gpu_config_text;
   double seconds = 16.0;
   double sweep_seconds = 2.0;
   int repeats = 5;
+  int sweep_top = 10;
   int device = 0;
   bool no_e2e = false;
   app.add_option("--setups", setups_text,
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband")
       ->check(CLI::IsMember({"none", "quick", "full", "subband"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
+  app.add_option("--sweep-top", sweep_top, "sweep points printed, the fastest first");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
   app.add_option("--device", device, "GPU ordinal");
   app.add_option("--gpu-config", gpu_config_text, "key=value,... for the setup runs");
@@ -205,12 +208,13 @@ int main(int argc, char** argv) {
       const auto n_out = static_cast<std::size_t>(sweep_seconds / kSetups[1].tsamp_s);
       const bool full = sweep == "full";
       const std::vector<int> tt = full ? std::vector<int>{32, 64, 128} : std::vector<int>{32, 64};
-      const std::vector<int> td = full ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{4, 8};
-      const std::vector<int> it = full ? std::vector<int>{1, 2, 4} : std::vector<int>{2, 4};
+      const std::vector<int> td = full ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4, 8};
+      const std::vector<int> it = full ? std::vector<int>{1, 2, 4} : std::vector<int>{4};
       const std::vector<int> id = full ? std::vector<int>{2, 4, 8} : std::vector<int>{4, 8};
-      const std::vector<int> cs = full ? std::vector<int>{16, 32} : std::vector<int>{16};
-      const std::vector<int> st = full ? std::vector<int>{2, 3} : std::vector<int>{2};
-      const std::vector<int> mad = {0, 1};
+      const std::vector<int> cs = {16, 32, 64};
+      const std::vector<int> st = {2, 3};
+      const std::vector<int> mad = full ? std::vector<int>{0, 1} : std::vector<int>{0};
+      const std::vector<int> bulk = full ? std::vector<int>{1} : std::vector<int>{0, 1};
       std::vector<std::map<std::string, std::string> > configs;
       if (sweep == "subband") {
         // The subband kernel: units of G channels, its compiled tiles, 1, 2 or 4 units per stage.
@@ -240,14 +244,17 @@ int main(int argc, char** argv) {
               for (int f : cs) {
                 for (int g : st) {
                   for (int h : mad) {
-                    configs.push_back({{"subband", "0"},
-                                       {"threads_time", std::to_string(a)},
-                                       {"threads_dm", std::to_string(b)},
-                                       {"items_time", std::to_string(c)},
-                                       {"items_dm", std::to_string(e)},
-                                       {"chans_per_stage", std::to_string(f)},
-                                       {"stages", std::to_string(g)},
-                                       {"mad_hi", std::to_string(h)}});
+                    for (int k : bulk) {
+                      configs.push_back({{"subband", "0"},
+                                         {"threads_time", std::to_string(a)},
+                                         {"threads_dm", std::to_string(b)},
+                                         {"items_time", std::to_string(c)},
+                                         {"items_dm", std::to_string(e)},
+                                         {"chans_per_stage", std::to_string(f)},
+                                         {"stages", std::to_string(g)},
+                                         {"mad_hi", std::to_string(h)},
+                                         {"bulk_copy", std::to_string(k)}});
+                    }
                   }
                 }
               }
@@ -273,7 +280,8 @@ int main(int argc, char** argv) {
           "sweep on apertif 2048 DMs, %.1f s of data: %zu configurations ran, %d rejected by the device "
           "limits; the best:\n",
           sweep_seconds, points.size(), failed);
-      for (std::size_t i = 0; i < std::min<std::size_t>(points.size(), 10); ++i) {
+      for (std::size_t i = 0;
+           i < std::min<std::size_t>(points.size(), static_cast<std::size_t>(std::max(sweep_top, 0))); ++i) {
         std::printf("  %6.3f ms  %5.1f%%  %s\n", points[i].ms, 100.0 * points[i].fraction, points[i].config.c_str());
       }
       if (!points.empty()) {

@@ -30,6 +30,9 @@ constexpr KeyInfo kKeys[] = {
     {"subband", 0, 16,
      "0: the staged kernel (default); 4, 8 or 16: the subband kernel (lanes=4, slower on an H100 so far) "
      "with units of that many channels, chans_per_stage a multiple of it"},
+    {"bulk_copy", 0, 1,
+     "staged kernel on sm_90+: stage each channel row with one bulk (TMA) copy (1) or with 16-byte cp.async "
+     "pieces from every thread (0)"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},
     {"pipeline", 2, 4, "gulps in flight (upload / compute / download overlap)"},
     {"max_device_mb", 0, 1 << 24, "device memory budget in MiB; 0 = what is free"},
@@ -98,6 +101,8 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
     } else if (key == "subband") {
       if (!one_of(v, {0, 4, 8, 16})) bad("must be 0 (the staged kernel) or 4, 8, 16 channels per unit");
       c.shape.subband = static_cast<int>(v);
+    } else if (key == "bulk_copy") {
+      c.shape.bulk_copy = v == 1;
     } else if (key == "gulp") {
       c.gulp = static_cast<std::size_t>(v);
     } else if (key == "pipeline") {
@@ -113,10 +118,10 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
 std::string to_gpu_config_string(const DedispGpuConfig& c) {
   return fmt::format(
       "threads_time={},threads_dm={},items_time={},items_dm={},chans_per_stage={},stages={},lanes={},flush_chans={},"
-      "mad_hi={},subband={},gulp={},pipeline={}{}",
+      "mad_hi={},subband={},bulk_copy={},gulp={},pipeline={}{}",
       c.shape.threads_time, c.shape.threads_dm, c.shape.items_time, c.shape.items_dm, c.shape.chans_per_stage,
-      c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.shape.subband, c.gulp, c.pipeline,
-      c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
+      c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.shape.subband, c.shape.bulk_copy ? 1 : 0,
+      c.gulp, c.pipeline, c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
 }
 
 }  // namespace fastpsr::cuda

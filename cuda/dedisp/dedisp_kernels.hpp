@@ -16,12 +16,13 @@ struct KernelShape {
   bool is_float = false;
   bool mad_hi = false;       ///< lanes 4: odd bytes through IMAD.HI (Lanes4Mad) instead of PRMT
   int threads_time = 32;     ///< block x, a multiple of 32
-  int threads_dm = 8;        ///< block y
+  int threads_dm = 4;        ///< block y
   int items_time = 4;        ///< words per thread (instantiated: 1, 2, 4)
-  int items_dm = 4;          ///< DMs per thread (instantiated: 1, 2, 4, 8)
-  int chans_per_stage = 16;  ///< channel rows staged in shared memory per step
+  int items_dm = 8;          ///< DMs per thread (instantiated: 1, 2, 4, 8)
+  int chans_per_stage = 32;  ///< channel rows staged in shared memory per step
   int stages = 2;            ///< shared-memory stages (1: no overlap, 2: double buffering, 3)
   int subband = 0;           ///< 0: the staged kernel; G > 0: the subband kernel, G channels per unit
+  bool bulk_copy = true;     ///< staged kernel on sm_90+: rows staged by bulk (TMA) copies, not cp.async
   [[nodiscard]] int tile_words() const noexcept { return threads_time * items_time; }
   [[nodiscard]] int dms_per_block() const noexcept { return threads_dm * items_dm; }
   [[nodiscard]] int threads() const noexcept { return threads_time * threads_dm; }
@@ -49,6 +50,7 @@ struct DedispKernelParams {
   int chans_per_stage = 1;
   int stages = 2;
   std::uint32_t hi_multiplier = 1U << 24;  ///< Lanes4Mad's 2^24, unknown to the compiler
+  int bulk_copy = 0;                       ///< staged kernel: 1 = bulk copies (sm_90+ only), 0 = cp.async
   // The subband kernel only (dedisp_subband.hpp): records are per (DM block, unit) there.
   int units = 0;            ///< units of `subband` kept channels (the last may have fewer)
   int units_per_stage = 1;  ///< units staged per step
@@ -56,7 +58,8 @@ struct DedispKernelParams {
   int dm_entry = 0;         ///< record index of the DM offsets
 };
 
-/// Dynamic shared memory of the dedispersion kernel, bytes.
+/// Dynamic shared memory of the dedispersion kernel, bytes (the stages, then 16 bytes per stage for
+/// the mbarrier of the bulk-copy path).
 std::size_t dedisp_shared_bytes(const KernelShape& s, int row_pitch, int record_ints);
 
 /// Dynamic shared memory of the subband kernel, bytes: `stages` x (units_per_stage x G rows and

@@ -96,6 +96,8 @@ TEST_CASE("cuda dedisp: 8-bit input, shapes, downsampling, masks, forced lane mo
           check_case(plan, nin, 509, {{"lanes", "2"}}, seed + 1);
           check_case(plan, nin, 509, {{"mad_hi", "1"}}, seed + 4);
           check_case(plan, nin, 331, {{"lanes", "1"}}, seed + 2);
+          // More rows a stage than a warp has lanes (the bulk-copy issuer loops), 3 stages.
+          check_case(plan, nin, 509, {{"chans_per_stage", "70"}, {"stages", "3"}}, seed + 5);
         }
       }
     }
@@ -204,7 +206,9 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
                       {"threads_time", std::to_string(32 * (1 + i % 2))},
                       {"threads_dm", std::to_string(1 + i % 3)},
                       {"stages", std::to_string(1 + i % 3)},
-                      {"chans_per_stage", std::to_string(i % 3 == 0 ? 1 : (i % 3 == 1 ? 5 : 16))}};
+                      {"chans_per_stage", std::to_string(i % 3 == 0 ? 1 : (i % 3 == 1 ? 5 : 16))},
+                      // Both staging paths (bulk copies on sm_90+, cp.async pieces) for every lane mode.
+                      {"bulk_copy", std::to_string(i % 4 == 3 ? 0 : 1)}};
         const bool is_float = std::string(lanes) == "float";
         if (std::string(lanes) == "4mad") {
           cfg["lanes"] = "4";
@@ -366,6 +370,7 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
                                                {{"subband", "8"}, {"chans_per_stage", "12"}},
                                                {{"subband", "8"}, {"flush_chans", "7"}},
                                                {{"subband", "8"}, {"mad_hi", "1"}},
+                                               {{"bulk_copy", "2"}},
                                                {{"subband", "8"}, {"lanes", "2"}},
                                                {{"subband", "4"}, {"threads_time", "512"}, {"threads_dm", "1"}}}) {
     expect_error(p8, bad, ErrorCode::invalid_argument);
