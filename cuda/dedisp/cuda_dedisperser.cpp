@@ -12,6 +12,7 @@
 // flushing, output but no input). At most S - 1 blocks stay pending after a call, so a block
 // handed to the caller is overwritten only by a later call.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 
@@ -26,7 +27,9 @@ namespace {
 class CudaDedisperser final : public Dedisperser {
  public:
   CudaDedisperser(const DedispPlan& plan, const DedispOptions& options, int device)
-      : engine_(plan, options, device, 0), device_(device) {
+      : context_ms_(time_context(device)), engine_(plan, options, device, 0), device_(device) {
+    engine_ms_ = ms_since(created_);
+    const auto t0 = Clock::now();
     const int slots = engine_.slots();
     const std::size_t D = static_cast<std::size_t>(plan.downsample());
     const std::size_t bps = engine_.bytes_per_sample();
@@ -35,6 +38,8 @@ class CudaDedisperser final : public Dedisperser {
       out_.emplace_back(plan.ndms() * engine_.gulp_ds());
     }
     carry_.resize((D - 1) * bps);
+    pinned_ms_ = ms_since(t0);
+    engine_ms_ -= pinned_ms_ + context_ms_;
   }
 
   ~CudaDedisperser() override {
@@ -98,7 +103,15 @@ class CudaDedisperser final : public Dedisperser {
     return pending_.empty() ? DedispBlock{} : pop();
   }
 
-  [[nodiscard]] std::string describe() const override { return engine_.describe(); }
+  [[nodiscard]] std::string describe() const override {
+    std::size_t pinned = 0;
+    for (const auto& s : in_) pinned += s.host.bytes();
+    for (const auto& s : out_) pinned += s.host.bytes();
+    return fmt::format(
+        "{}\n  set-up: CUDA context {:.1f} ms, device buffers and tables {:.1f} ms, {:.1f} MiB pinned "
+        "host buffers {:.1f} ms",
+        engine_.describe(), context_ms_, engine_ms_, static_cast<double>(pinned) / 1048576.0, pinned_ms_);
+  }
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
     std::size_t b = carry_.size();
     for (const auto& s : in_) b += s.host.bytes();
@@ -158,6 +171,19 @@ class CudaDedisperser final : public Dedisperser {
     ++out_next_;
   }
 
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  // Makes `device` current, which creates its context on first use (often the largest part of
+  // the set-up); returns the milliseconds it took.
+  static double time_context(int device) {
+    const auto t0 = Clock::now();
+    set_device(device);
+    FASTPSR_CUDA_TRY(cudaFree(nullptr));
+    return ms_since(t0);
+  }
+
   DedispBlock pop() {
     const Pending p = pending_.front();
     pending_.pop_front();
@@ -170,6 +196,10 @@ class CudaDedisperser final : public Dedisperser {
     return b;
   }
 
+  Clock::time_point created_ = Clock::now();
+  double context_ms_ = 0;
+  double engine_ms_ = 0;
+  double pinned_ms_ = 0;
   DedispEngine engine_;
   int device_ = 0;
   Stream upload_;
