@@ -14,6 +14,7 @@
 
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
+#include "fastpsr/backends.hpp"
 #include "fastpsr/baseline.hpp"
 #include "fastpsr/channel_mask.hpp"
 #include "fastpsr/dedisp.hpp"
@@ -280,6 +281,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // Wall time of the run's phases on the main thread, for -v.
 struct PhaseTimes {
   double setup = 0;        // input header, plans, outputs opened, dedisperser ready
+  double plans = 0;        // of which: from the start to the plans made (header, DM trials, delays)
+  double outputs = 0;      // of which: opening the outputs
   double device_wait = 0;  // of which: waiting for the dedisperser (context, buffers) after the outputs
   double read_wait = 0;    // waiting for the reader (the next gulp is read while one is dedispersed)
   double dedisp = 0;       // push and flush: copies to the backend and waiting for its blocks
@@ -326,6 +329,21 @@ int run(int argc, char** argv) {
   bool show_only = false;
   const std::vector<Range> ranges = dm_ranges(o, h, show_only);
   if (show_only) return kExitOk;
+  // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
+  // while the plans are made and the outputs opened.
+  std::promise<DeviceChoice> chosen;
+  auto chosen_device = chosen.get_future();
+  auto warming = std::async(std::launch::async, [&chosen, spec = o.common.device] {
+    DeviceChoice d;
+    try {
+      d = resolve_device(parse_device_spec(spec));
+    } catch (...) {
+      chosen.set_exception(std::current_exception());
+      return;
+    }
+    chosen.set_value(d);
+    prepare_dedisp_device(d);
+  });
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
 
@@ -395,7 +413,9 @@ int run(int argc, char** argv) {
     }
   }
 
-  const DeviceChoice device = choose_device(o.common);
+  times.plans = seconds_since(t_start);
+  const DeviceChoice device = chosen_device.get();  // rethrows an unusable --device
+  log_verbose("device: {}", device.description);
   DedispOptions dopt;
   dopt.gulp_samples = o.gulp;
   dopt.threads = o.threads;
@@ -404,6 +424,7 @@ int run(int argc, char** argv) {
   // The dedispersers (a GPU's context, device and pinned buffers: a large part of a short run)
   // are made on another thread while this one opens the outputs.
   auto making = std::async(std::launch::async, [&] {
+    warming.get();  // rethrows a failed context creation
     std::vector<std::unique_ptr<Dedisperser>> made;
     for (const auto& p : plans) made.push_back(make_dedisperser(p, device, dopt));
     return made;
@@ -431,7 +452,7 @@ int run(int argc, char** argv) {
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
-  auto output = make_output(oo, h, metas);
+  auto output = PhaseTimes::timed(times.outputs, [&] { return make_output(oo, h, metas); });
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
@@ -569,11 +590,11 @@ int run(int argc, char** argv) {
       "{:.1f} x real time",
       nread, data_s, ndms, elapsed, adds / elapsed, data_s / elapsed);
   log_verbose(
-      "time: {:.3f} s from the start to the last file completed: set-up {:.3f} s (of which {:.3f} s waiting for the "
-      "dedisperser), stream {:.3f} s (waiting for the reader {:.3f}, dedispersion {:.3f}, outputs {:.3f} on {} "
-      "thread{}), files completed {:.3f} s",
-      seconds_since(t_start), times.setup, times.device_wait, elapsed, times.read_wait, times.dedisp, times.output,
-      parallel ? team.size() : 1, parallel && team.size() > 1 ? "s" : "", times.finish);
+      "time: {:.3f} s from the start to the last file completed: set-up {:.3f} s (plans {:.3f}, outputs opened "
+      "{:.3f}, waiting for the dedisperser {:.3f}), stream {:.3f} s (waiting for the reader {:.3f}, dedispersion "
+      "{:.3f}, outputs {:.3f} on {} thread{}), files completed {:.3f} s",
+      seconds_since(t_start), times.setup, times.plans, times.outputs, times.device_wait, elapsed, times.read_wait,
+      times.dedisp, times.output, parallel ? team.size() : 1, parallel && team.size() > 1 ? "s" : "", times.finish);
   return kExitOk;
 }
 

@@ -77,6 +77,7 @@ class FileSeries final : public Output {
     check_unique(paths_);
     if (series.size() + 8 <= file_budget()) {
       sinks_.resize(series.size());
+      writeback_mark_.assign(series.size(), 0);
       for_each_series([this](std::size_t i) { sinks_[i] = open_series(i); });
     } else {
       open_series(0);  // fails now if the directory is not writable; the temporary is removed
@@ -89,8 +90,14 @@ class FileSeries final : public Output {
     if (spool_) {
       spool_->append(i, data, nbytes);
     } else {
-      sinks_[i]->write(data, nbytes);
-      sinks_[i]->start_writeback();  // the disk works while the next gulps are computed
+      ByteSink& sink = *sinks_[i];
+      sink.write(data, nbytes);
+      // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
+      // are computed, and the dirty pages stay bounded (by files x 1 MiB + what is in flight).
+      if (sink.position() >= writeback_mark_[i] + kWritebackBytes) {
+        sink.start_writeback();
+        writeback_mark_[i] = sink.position();
+      }
     }
   }
 
@@ -98,6 +105,8 @@ class FileSeries final : public Output {
 
   void finish(const std::vector<std::uint64_t>& lengths) override {
     auto complete = [&](std::unique_ptr<ByteSink> sink, std::size_t i) {
+      sink->flush();
+      sink->start_writeback();
       sink->commit();
       if (opts_.format == OutputFormat::dat) write_inf_for(i, lengths[i]);
     };
@@ -134,6 +143,7 @@ class FileSeries final : public Output {
   // Gulps of a few hundred KiB per series go straight to the file; the small buffer only
   // gathers the pieces of baselines and 8/16-bit scaling (and keeps thousands of sinks small).
   static constexpr std::size_t kSeriesBuffer = std::size_t{64} << 10;
+  static constexpr std::uint64_t kWritebackBytes = std::uint64_t{1} << 20;
 
   std::unique_ptr<ByteSink> open_series(std::size_t i) {
     auto sink = open_sink(paths_[i], kSeriesBuffer);
@@ -166,6 +176,7 @@ class FileSeries final : public Output {
   std::vector<SeriesMeta> series_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<ByteSink>> sinks_;
+  std::vector<std::uint64_t> writeback_mark_;  // sink position at its last start_writeback()
   std::unique_ptr<SeriesSpool> spool_;
 };
 

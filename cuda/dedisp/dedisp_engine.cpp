@@ -2,7 +2,10 @@
 #include "dedisp/dedisp_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <limits>
+#include <map>
 
 #include "dedisp/dedisp_subband.hpp"
 #include "fastpsr/error.hpp"
@@ -12,6 +15,9 @@ namespace fastpsr::cuda {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -62,9 +68,11 @@ cudaError_t launch_dedisp_kernel(const KernelShape& s, const DedispKernelParams&
 
 DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options, int device, int slots)
     : plan_(plan), cfg_(parse_gpu_config(options.gpu_config)), device_(device) {
+  auto t0 = Clock::now();
   const DedispInput& in = plan_.problem.input;
   props_ = device_properties(device);  // throws for a missing GPU
   set_device(device);
+  const double props_ms = ms_since(t0);
   if (in.nbits != 1 && in.nbits != 2 && in.nbits != 4 && in.nbits != 8 && in.nbits != 16 && in.nbits != 32) {
     throw Error(ErrorCode::unsupported,
                 fmt::format("the CUDA dedisperser reads 1, 2, 4, 8, 16 or 32-bit samples, not {}-bit", in.nbits));
@@ -93,7 +101,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
                             "mad_hi=0); this input and configuration use lanes={}{}",
                             cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
   }
+  t0 = Clock::now();
   choose_shape();
+  const double shape_ms = ms_since(t0);
+  t0 = Clock::now();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
   choose_gulp(requested, slots);
   cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
@@ -116,6 +127,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
   // The device's whole opt-in limit, not shared_bytes_: the attribute belongs to the kernel, which
   // other engines (other plans, other shapes) may launch with more.
   FASTPSR_CUDA_TRY(dedisp_kernel_allow_shared(cfg_.shape, props_.shared_per_block_optin));
+  setup_note_ = fmt::format(
+      "device properties {:.1f} ms, kernel shape and delay records {:.1f} ms, device buffers "
+      "{:.1f} ms",
+      props_ms, shape_ms, ms_since(t0));
 }
 
 void DedispEngine::resolve_lanes() {
@@ -209,6 +224,16 @@ void DedispEngine::choose_shape() {
   } else {
     for (auto [t, i] : {std::pair{8, 4}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}}) candidates.emplace_back(t, i);
   }
+  // The records of every candidate's DMs per block, made at once (each reads the whole delay
+  // table: a few ms per candidate for thousands of DMs x channels).
+  std::map<int, std::future<tiling::BlockRecords>> making;
+  for (auto [t, i] : candidates) {
+    KernelShape trial = s;
+    trial.threads_dm = t;
+    trial.items_dm = i;
+    if (too_many_threads(trial) || making.count(trial.dms_per_block()) != 0) continue;
+    making.emplace(trial.dms_per_block(), std::async(std::launch::async, records_for, trial.dms_per_block()));
+  }
   double best_cost = std::numeric_limits<double>::infinity();
   bool found = false;
   KernelShape best = s;
@@ -219,7 +244,9 @@ void DedispEngine::choose_shape() {
     trial.threads_dm = t;
     trial.items_dm = i;
     if (too_many_threads(trial)) continue;
-    tiling::BlockRecords r = records_for(trial.dms_per_block());
+    auto& made = making.at(trial.dms_per_block());
+    if (!made.valid()) continue;  // a repeated candidate
+    tiling::BlockRecords r = made.get();
     if (!given("chans_per_stage")) {
       while (trial.chans_per_stage > 1 && shared_for(trial, r) > props_.shared_per_block_optin)
         trial.chans_per_stage /= 2;
@@ -346,9 +373,11 @@ void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
   std::size_t want = requested_in / D;
   if (requested_in != 0 && want == 0) want = 1;
   if (want == 0) {
-    // About 256 MiB of output and of input per slot, and at least twice the history when
-    // that stays within 1 GiB of output per slot, so that gulps are long next to max_delay.
-    want = std::min<std::size_t>({(256 * kMiB) / (4 * ndms), (256 * kMiB) / (bps_ * D), std::size_t{1} << 22});
+    // About 64 MiB of output and of input per slot (each slot is also pinned host memory, whose
+    // allocation costs ~0.2 s per GiB: larger gulps were not faster on an H100, 16 s apertif),
+    // and at least twice the history when that stays within 1 GiB of output per slot, so that
+    // gulps are long next to max_delay.
+    want = std::min<std::size_t>({(64 * kMiB) / (4 * ndms), (64 * kMiB) / (bps_ * D), std::size_t{1} << 22});
     const std::size_t twice_history = 2 * static_cast<std::size_t>(plan_.max_delay);
     want = std::max(want, std::min(twice_history, (1024 * kMiB) / (4 * ndms)));
     want = std::max<std::size_t>(want, 1);

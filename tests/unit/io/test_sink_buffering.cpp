@@ -44,7 +44,7 @@ TEST_CASE("file sink: any buffer size and writeback hints keep the bytes, in ord
   }
 }
 
-TEST_CASE("file sink: an uncommitted sink leaves no file; writeback hints on memory sinks do nothing") {
+TEST_CASE("file sink: an uncommitted sink leaves no file, and writeback hints on memory sinks do nothing") {
   test::TempDir tmp;
   {
     auto sink = open_sink((tmp / "never.bin").string(), 16);
