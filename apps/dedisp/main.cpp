@@ -414,8 +414,6 @@ int run(int argc, char** argv) {
   }
 
   times.plans = seconds_since(t_start);
-  const DeviceChoice device = chosen_device.get();  // rethrows an unusable --device
-  log_verbose("device: {}", device.description);
   DedispOptions dopt;
   dopt.gulp_samples = o.gulp;
   dopt.threads = o.threads;
@@ -424,10 +422,11 @@ int run(int argc, char** argv) {
   // The dedispersers (a GPU's context, device and pinned buffers: a large part of a short run)
   // are made on another thread while this one opens the outputs.
   auto making = std::async(std::launch::async, [&] {
-    warming.get();  // rethrows a failed context creation
+    const DeviceChoice device = chosen_device.get();  // rethrows an unusable --device
+    warming.get();                                    // rethrows a failed context creation
     std::vector<std::unique_ptr<Dedisperser>> made;
     for (const auto& p : plans) made.push_back(make_dedisperser(p, device, dopt));
-    return made;
+    return std::pair{device, std::move(made)};
   });
   std::size_t lcm_ds = 1;
   for (const auto& p : plans) lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
@@ -456,7 +455,8 @@ int run(int argc, char** argv) {
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
-  std::vector<std::unique_ptr<Dedisperser>> dds = PhaseTimes::timed(times.device_wait, [&] { return making.get(); });
+  auto [device, dds] = PhaseTimes::timed(times.device_wait, [&] { return making.get(); });
+  log_verbose("device: {}", device.description);
   std::size_t gulp = SIZE_MAX;
   for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
   gulp = std::max(lcm_ds, gulp / lcm_ds * lcm_ds);

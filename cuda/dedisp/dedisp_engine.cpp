@@ -21,6 +21,30 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
+// The largest delay span (max - min over a block's DMs) of any kept channel, for blocks of
+// `dms_per_block` DMs: what make_block_records() reports as max_span, found without building
+// the records (tens of MB for small blocks) by reading the delay table once, row by row.
+int max_block_span(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans, const std::vector<int>& kept,
+                   int dms_per_block) {
+  const auto per_block = static_cast<std::size_t>(dms_per_block);
+  const auto row = [&](std::size_t m) { return delays.data() + m * static_cast<std::size_t>(nchans); };
+  std::vector<std::int32_t> lo(kept.size());
+  std::vector<std::int32_t> hi(kept.size());
+  std::int32_t span = 0;
+  for (std::size_t first = 0; first < ndms; first += per_block) {
+    for (std::size_t k = 0; k < kept.size(); ++k) lo[k] = hi[k] = row(first)[kept[k]];
+    for (std::size_t m = first + 1; m < std::min(ndms, first + per_block); ++m) {
+      const std::int32_t* d = row(m);
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        lo[k] = std::min(lo[k], d[kept[k]]);
+        hi[k] = std::max(hi[k], d[kept[k]]);
+      }
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k) span = std::max(span, hi[k] - lo[k]);
+  }
+  return span;
+}
+
 cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared, cudaStream_t stream,
                      KernelAttributes* a) {
   if (s.subband != 0) return dedisp_subband_op(op, s, p, shared, stream, a);
@@ -203,11 +227,10 @@ void DedispEngine::choose_shape() {
   }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
-  const auto records_for = [&](int dms) {
-    return tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms);
-  };
-  const auto shared_for = [&](const KernelShape& sh, const tiling::BlockRecords& r) {
-    return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), r.max_span), r.record);
+  const auto span_for = [&](int dms) { return max_block_span(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms); };
+  const auto shared_for = [&](const KernelShape& sh, int span) {
+    return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), span),
+                               tiling::record_ints(sh.dms_per_block()));
   };
   const auto too_many_threads = [&](const KernelShape& sh) { return sh.threads() > props_.max_threads_per_block; };
   if ((given("threads_dm") || given("items_dm")) && too_many_threads(s)) {
@@ -224,41 +247,41 @@ void DedispEngine::choose_shape() {
   } else {
     for (auto [t, i] : {std::pair{8, 4}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}}) candidates.emplace_back(t, i);
   }
-  // The records of every candidate's DMs per block, made at once (each reads the whole delay
-  // table: a few ms per candidate for thousands of DMs x channels).
-  std::map<int, std::future<tiling::BlockRecords>> making;
+  // The span of every candidate's DMs per block, found at once (each reads the whole delay
+  // table); only the chosen candidate's records are built.
+  std::map<int, std::future<int>> spans;
   for (auto [t, i] : candidates) {
     KernelShape trial = s;
     trial.threads_dm = t;
     trial.items_dm = i;
-    if (too_many_threads(trial) || making.count(trial.dms_per_block()) != 0) continue;
-    making.emplace(trial.dms_per_block(), std::async(std::launch::async, records_for, trial.dms_per_block()));
+    if (too_many_threads(trial) || spans.count(trial.dms_per_block()) != 0) continue;
+    spans.emplace(trial.dms_per_block(), std::async(std::launch::async, span_for, trial.dms_per_block()));
   }
+  std::map<int, int> span_of;
+  for (auto& [dms, f] : spans) span_of[dms] = f.get();
   double best_cost = std::numeric_limits<double>::infinity();
   bool found = false;
   KernelShape best = s;
-  tiling::BlockRecords best_records;
+  int best_span = 0;
   std::size_t smallest_shared = std::numeric_limits<std::size_t>::max();
   for (auto [t, i] : candidates) {
     KernelShape trial = s;
     trial.threads_dm = t;
     trial.items_dm = i;
     if (too_many_threads(trial)) continue;
-    auto& made = making.at(trial.dms_per_block());
-    if (!made.valid()) continue;  // a repeated candidate
-    tiling::BlockRecords r = made.get();
+    const int span = span_of.at(trial.dms_per_block());
     if (!given("chans_per_stage")) {
-      while (trial.chans_per_stage > 1 && shared_for(trial, r) > props_.shared_per_block_optin)
+      while (trial.chans_per_stage > 1 && shared_for(trial, span) > props_.shared_per_block_optin)
         trial.chans_per_stage /= 2;
     }
-    const std::size_t bytes = shared_for(trial, r);
+    const std::size_t bytes = shared_for(trial, span);
     smallest_shared = std::min(smallest_shared, bytes);
     if (bytes > props_.shared_per_block_optin) continue;
-    const double cost = (1.0 + static_cast<double>(r.max_span) / trial.tile_words()) / trial.dms_per_block();
+    const double cost = (1.0 + static_cast<double>(span) / trial.tile_words()) / trial.dms_per_block();
     if (cost < best_cost * 0.999) {
       best_cost = cost;
       best = trial;
-      best_records = std::move(r);
+      best_span = span;
       found = true;
     }
   }
@@ -274,7 +297,8 @@ void DedispEngine::choose_shape() {
                             static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
   }
   s = best;
-  records_ = std::move(best_records);
+  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block());
+  FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;
   row_pitch_ = tiling::row_pitch_words(s.tile_words(), max_span_);
