@@ -156,7 +156,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
   auto* dev = "Backend";
   app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")->group(dev);
-  app.add_option("--threads", o.threads, "CPU threads (default: all)")->group(dev);
+  app.add_option("--threads", o.threads, "CPU threads (default: all); files are written by up to 8 of them")
+      ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,
                  "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
       ->group(dev);
