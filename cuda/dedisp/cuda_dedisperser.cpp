@@ -236,8 +236,7 @@ class CudaDedisperser final : public Dedisperser {
   // the set-up); returns the milliseconds it took.
   static double time_context(int device) {
     const auto t0 = Clock::now();
-    set_device(device);
-    FASTPSR_CUDA_TRY(cudaFree(nullptr));
+    prepare_device(device);
     return ms_since(t0);
   }
 
