@@ -10,9 +10,11 @@
 #include <future>
 #include <iostream>
 #include <numeric>
+#include <thread>
 
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
+#include "fastpsr/backends.hpp"
 #include "fastpsr/baseline.hpp"
 #include "fastpsr/channel_mask.hpp"
 #include "fastpsr/dedisp.hpp"
@@ -22,6 +24,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
+#include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
 #include "outputs.hpp"
 
@@ -153,7 +156,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
   auto* dev = "Backend";
   app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")->group(dev);
-  app.add_option("--threads", o.threads, "CPU threads (default: all)")->group(dev);
+  app.add_option("--threads", o.threads, "CPU threads (default: all); files are written by up to 8 of them")
+      ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,
                  "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
       ->group(dev);
@@ -271,18 +275,49 @@ class SeriesChain {
   std::uint64_t written_ = 0;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Wall time of the run's phases on the main thread, for -v.
+struct PhaseTimes {
+  double setup = 0;        // input header, plans, outputs opened, dedisperser ready
+  double plans = 0;        // of which: from the start to the plans made (header, DM trials, delays)
+  double outputs = 0;      // of which: opening the outputs
+  double device_wait = 0;  // of which: waiting for the dedisperser (context, buffers) after the outputs
+  double read_wait = 0;    // waiting for the reader (the next gulp is read while one is dedispersed)
+  double dedisp = 0;       // push and flush: copies to the backend and waiting for its blocks
+  double output = 0;       // handing blocks to the outputs (baseline, scaling, writes)
+  double finish = 0;       // completing the files (.inf, renames)
+  // Times `f`, adding the seconds to `into`.
+  template <typename F>
+  static decltype(auto) timed(double& into, F&& f) {
+    struct Add {
+      double& into;
+      Clock::time_point t0 = Clock::now();
+      ~Add() { into += seconds_since(t0); }
+    } add{into};
+    return f();
+  }
+};
+
+// Threads that write the series of one block at once: the page cache takes a few GB/s per
+// thread, so one thread would make writing the slowest stage.
+std::size_t writer_threads(int requested) {
+  const std::size_t hw = std::max(1U, std::thread::hardware_concurrency());
+  return std::min<std::size_t>(requested > 0 ? static_cast<std::size_t>(requested) : hw, 8);
 }
 
 int run(int argc, char** argv) {
   CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
   Options o;
   add_options(app, o);
+  const auto t_start = Clock::now();
   parse(app, normalize_single_dash(argc, argv,
                                    {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
                                     "ignorechan", "nobary", "nsub"}));
   apply_common_options(o.common);
+  PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
 
   auto reader = FilterbankReader::open(o.input);
@@ -295,6 +330,21 @@ int run(int argc, char** argv) {
   bool show_only = false;
   const std::vector<Range> ranges = dm_ranges(o, h, show_only);
   if (show_only) return kExitOk;
+  // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
+  // while the plans are made and the outputs opened.
+  std::promise<DeviceChoice> chosen;
+  auto chosen_device = chosen.get_future();
+  auto warming = std::async(std::launch::async, [&chosen, spec = o.common.device] {
+    DeviceChoice d;
+    try {
+      d = resolve_device(parse_device_spec(spec));
+    } catch (...) {
+      chosen.set_exception(std::current_exception());
+      return;
+    }
+    chosen.set_value(d);
+    prepare_dedisp_device(d);
+  });
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
 
@@ -364,22 +414,23 @@ int run(int argc, char** argv) {
     }
   }
 
-  const DeviceChoice device = choose_device(o.common);
+  times.plans = seconds_since(t_start);
   DedispOptions dopt;
   dopt.gulp_samples = o.gulp;
   dopt.threads = o.threads;
   if (!o.cpu_config.empty()) dopt.cpu_config = parse_key_values(o.cpu_config);
   if (!o.gpu_config.empty()) dopt.gpu_config = parse_key_values(o.gpu_config);
-  std::vector<std::unique_ptr<Dedisperser>> dds;
+  // The dedispersers (a GPU's context, device and pinned buffers: a large part of a short run)
+  // are made on another thread while this one opens the outputs.
+  auto making = std::async(std::launch::async, [&] {
+    const DeviceChoice device = chosen_device.get();  // rethrows an unusable --device
+    warming.get();                                    // rethrows a failed context creation
+    std::vector<std::unique_ptr<Dedisperser>> made;
+    for (const auto& p : plans) made.push_back(make_dedisperser(p, device, dopt));
+    return std::pair{device, std::move(made)};
+  });
   std::size_t lcm_ds = 1;
-  for (const auto& p : plans) {
-    dds.push_back(make_dedisperser(p, device, dopt));
-    lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
-  }
-  std::size_t gulp = SIZE_MAX;
-  for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
-  gulp = std::max(lcm_ds, gulp / lcm_ds * lcm_ds);
-  for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
+  for (const auto& p : plans) lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
 
   // Outputs.
   std::vector<SeriesMeta> metas;
@@ -393,16 +444,24 @@ int run(int argc, char** argv) {
   oo.dm_decimals = o.dm_prec;
   oo.start_sample = o.start;
   oo.tmpdir = o.tmpdir;
+  WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
+  oo.team = &team;
   oo.note = fmt::format("fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}.",
                         to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
                         baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline);
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
-  auto output = make_output(oo, h, metas);
+  auto output = PhaseTimes::timed(times.outputs, [&] { return make_output(oo, h, metas); });
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
+  auto [device, dds] = PhaseTimes::timed(times.device_wait, [&] { return making.get(); });
+  log_verbose("device: {}", device.description);
+  std::size_t gulp = SIZE_MAX;
+  for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
+  gulp = std::max(lcm_ds, gulp / lcm_ds * lcm_ds);
+  for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
 
   // -v: what is about to happen.
   log_verbose("input: {}: {} channels, {}-bit, tsamp {} us, {} samples{}", reader->name(), h.nchans, h.nbits,
@@ -437,18 +496,30 @@ int run(int argc, char** argv) {
   for (std::size_t r = 1; r < plans.size(); ++r) first_series[r] = first_series[r - 1] + plans[r - 1].ndms();
   std::uint64_t nread = 0;
   bool flushing = false;
+  // The series of a block go to the outputs on the team's threads when the output allows it;
+  // the block is fully consumed before the next push (which may reuse its memory).
+  const bool parallel = output->parallel_writes() && team.size() > 1;
   auto consume = [&](std::size_t r, const DedispBlock& b) {
-    for (std::size_t i = 0; i < plans[r].ndms(); ++i) {
+    auto one = [&](std::size_t i) {
       std::size_t n = b.nsamples;
       if (flushing) {
         const std::uint64_t valid = plans[r].valid_samples(i, nread);
         n = valid > b.first ? static_cast<std::size_t>(std::min<std::uint64_t>(n, valid - b.first)) : 0;
       }
       chains[first_series[r] + i].push(b.data + i * b.stride, n);
-    }
+    };
+    PhaseTimes::timed(times.output, [&] {
+      if (b.empty()) return;
+      if (parallel) {
+        team.run(plans[r].ndms(), one);
+      } else {
+        for (std::size_t i = 0; i < plans[r].ndms(); ++i) one(i);
+      }
+    });
   };
   Progress progress("dedisp", nin_known.value_or(0));
-  const auto t0 = std::chrono::steady_clock::now();
+  times.setup = seconds_since(t_start);
+  const auto t0 = Clock::now();
   std::uint64_t requested = 0;  // samples asked of the reader so far
   auto read_next = [&](std::vector<std::uint8_t>& into) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
@@ -460,7 +531,7 @@ int run(int argc, char** argv) {
   int cur = 0;
   std::future<std::size_t> pending = read_next(bufs[cur]);
   for (;;) {
-    const std::size_t n = pending.get();  // rethrows a read error
+    const std::size_t n = PhaseTimes::timed(times.read_wait, [&] { return pending.get(); });  // rethrows read errors
     if (n == 0) break;
     nread += n;
     const bool more = n == gulp && requested < limit;
@@ -470,16 +541,25 @@ int run(int argc, char** argv) {
       zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
       data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
     }
-    for (std::size_t r = 0; r < dds.size(); ++r) consume(r, dds[r]->push(data, n));
+    for (std::size_t r = 0; r < dds.size(); ++r) {
+      consume(r, PhaseTimes::timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
+    }
     progress.update(nread);
     if (!more) break;
     cur = 1 - cur;
   }
   flushing = true;
   for (std::size_t r = 0; r < dds.size(); ++r) {
-    for (DedispBlock b = dds[r]->flush(); !b.empty(); b = dds[r]->flush()) consume(r, b);
+    auto next = [&] { return PhaseTimes::timed(times.dedisp, [&] { return dds[r]->flush(); }); };
+    for (DedispBlock b = next(); !b.empty(); b = next()) consume(r, b);
   }
-  for (auto& c : chains) c.finish();
+  PhaseTimes::timed(times.output, [&] {
+    if (parallel) {
+      team.run(chains.size(), [&](std::size_t i) { chains[i].finish(); });
+    } else {
+      for (auto& c : chains) c.finish();
+    }
+  });
   progress.finish();
   const double elapsed = seconds_since(t0);
 
@@ -495,7 +575,7 @@ int run(int argc, char** argv) {
       }
     }
   }
-  output->finish(lengths);
+  PhaseTimes::timed(times.finish, [&] { output->finish(lengths); });
 
   double adds = 0;
   for (const auto& p : plans) {
@@ -510,6 +590,12 @@ int run(int argc, char** argv) {
       "done: {} samples ({:.3f} s of data), {} DM trials, in {:.3f} s: {:.3g} DM-channel-samples/s, "
       "{:.1f} x real time",
       nread, data_s, ndms, elapsed, adds / elapsed, data_s / elapsed);
+  log_verbose(
+      "time: {:.3f} s from the start to the last file completed: set-up {:.3f} s (plans {:.3f}, outputs opened "
+      "{:.3f}, waiting for the dedisperser {:.3f}), stream {:.3f} s (waiting for the reader {:.3f}, dedispersion "
+      "{:.3f}, outputs {:.3f} on {} thread{}), files completed {:.3f} s",
+      seconds_since(t_start), times.setup, times.plans, times.outputs, times.device_wait, elapsed, times.read_wait,
+      times.dedisp, times.output, parallel ? team.size() : 1, parallel && team.size() > 1 ? "s" : "", times.finish);
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "fastpsr/byte_stream.hpp"
@@ -75,7 +76,9 @@ class FileSeries final : public Output {
     }
     check_unique(paths_);
     if (series.size() + 8 <= file_budget()) {
-      for (std::size_t i = 0; i < series.size(); ++i) sinks_.push_back(open_series(i));
+      sinks_.resize(series.size());
+      writeback_mark_.assign(series.size(), 0);
+      for_each_series([this](std::size_t i) { sinks_[i] = open_series(i); });
     } else {
       open_series(0);  // fails now if the directory is not writable; the temporary is removed
       spool_ = std::make_unique<SeriesSpool>(series.size(), o.spool_memory, o.tmpdir);
@@ -87,22 +90,35 @@ class FileSeries final : public Output {
     if (spool_) {
       spool_->append(i, data, nbytes);
     } else {
-      sinks_[i]->write(data, nbytes);
+      ByteSink& sink = *sinks_[i];
+      sink.write(data, nbytes);
+      // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
+      // are computed, and the dirty pages stay bounded (by files x 1 MiB + what is in flight).
+      if (sink.position() >= writeback_mark_[i] + kWritebackBytes) {
+        sink.start_writeback();
+        writeback_mark_[i] = sink.position();
+      }
     }
   }
 
+  [[nodiscard]] bool parallel_writes() const noexcept override { return !spool_; }
+
   void finish(const std::vector<std::uint64_t>& lengths) override {
-    for (std::size_t i = 0; i < series_.size(); ++i) {
-      std::unique_ptr<ByteSink> sink;
-      if (spool_) {
-        sink = open_series(i);
-        spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
-        spool_->release(i);
-      } else {
-        sink = std::move(sinks_[i]);
-      }
+    auto complete = [&](std::unique_ptr<ByteSink> sink, std::size_t i) {
+      sink->flush();
+      sink->start_writeback();
       sink->commit();
       if (opts_.format == OutputFormat::dat) write_inf_for(i, lengths[i]);
+    };
+    if (!spool_) {
+      for_each_series([&](std::size_t i) { complete(std::move(sinks_[i]), i); });
+      return;
+    }
+    for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
+      auto sink = open_series(i);
+      spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
+      spool_->release(i);
+      complete(std::move(sink), i);
     }
   }
 
@@ -115,8 +131,22 @@ class FileSeries final : public Output {
  private:
   [[nodiscard]] int nbits() const { return opts_.format == OutputFormat::dat ? 32 : opts_.nbits; }
 
+  // fn(i) for every series, on the team's threads when there is one.
+  void for_each_series(const std::function<void(std::size_t)>& fn) {
+    if (opts_.team != nullptr) {
+      opts_.team->run(series_.size(), fn);
+    } else {
+      for (std::size_t i = 0; i < series_.size(); ++i) fn(i);
+    }
+  }
+
+  // Gulps of a few hundred KiB per series go straight to the file; the small buffer only
+  // gathers the pieces of baselines and 8/16-bit scaling (and keeps thousands of sinks small).
+  static constexpr std::size_t kSeriesBuffer = std::size_t{64} << 10;
+  static constexpr std::uint64_t kWritebackBytes = std::uint64_t{1} << 20;
+
   std::unique_ptr<ByteSink> open_series(std::size_t i) {
-    auto sink = open_sink(paths_[i]);
+    auto sink = open_sink(paths_[i], kSeriesBuffer);
     if (opts_.format == OutputFormat::tim) {
       write_sigproc_header(*sink, tim_header(input_, series_[i], opts_.nbits, opts_.start_sample));
     }
@@ -146,6 +176,7 @@ class FileSeries final : public Output {
   std::vector<SeriesMeta> series_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<ByteSink>> sinks_;
+  std::vector<std::uint64_t> writeback_mark_;  // sink position at its last start_writeback()
   std::unique_ptr<SeriesSpool> spool_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/sigproc.hpp"
+#include "fastpsr/worker_team.hpp"
 
 namespace fastpsr::app {
 
@@ -35,6 +36,8 @@ struct OutputOptions {
   std::string tmpdir;              ///< spool directory ("" = $TMPDIR or /tmp)
   std::size_t spool_memory = std::size_t{512} << 20;
   std::string note;  ///< line for .inf notes (what was done)
+  /// Threads that open, write and complete files at once (dat, tim); nullptr: the caller's.
+  WorkerTeam* team = nullptr;
 };
 
 class Output {
@@ -43,6 +46,9 @@ class Output {
   /// Appends `nsamples` samples of series i, in output units (float32, or uint8/uint16 when
   /// nbits is 8/16).
   virtual void write(std::size_t i, const std::uint8_t* data, std::size_t nsamples) = 0;
+  /// True when write() may be called for different series from different threads at once
+  /// (each series from one thread at a time).
+  [[nodiscard]] virtual bool parallel_writes() const noexcept { return false; }
   /// Completes the output. `lengths[i]`: samples written to series i.
   virtual void finish(const std::vector<std::uint64_t>& lengths) = 0;
   /// Where the output goes, for messages.

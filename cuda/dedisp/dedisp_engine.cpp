@@ -2,7 +2,10 @@
 #include "dedisp/dedisp_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <limits>
+#include <map>
 
 #include "dedisp/dedisp_subband.hpp"
 #include "fastpsr/error.hpp"
@@ -13,7 +16,34 @@ namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+
+// The largest delay span (max - min over a block's DMs) of any kept channel, for blocks of
+// `dms_per_block` DMs: what make_block_records() reports as max_span, found without building
+// the records (tens of MB for small blocks) by reading the delay table once, row by row.
+int max_block_span(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans, const std::vector<int>& kept,
+                   int dms_per_block) {
+  const auto per_block = static_cast<std::size_t>(dms_per_block);
+  const auto row = [&](std::size_t m) { return delays.data() + m * static_cast<std::size_t>(nchans); };
+  std::vector<std::int32_t> lo(kept.size());
+  std::vector<std::int32_t> hi(kept.size());
+  std::int32_t span = 0;
+  for (std::size_t first = 0; first < ndms; first += per_block) {
+    for (std::size_t k = 0; k < kept.size(); ++k) lo[k] = hi[k] = row(first)[kept[k]];
+    for (std::size_t m = first + 1; m < std::min(ndms, first + per_block); ++m) {
+      const std::int32_t* d = row(m);
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        lo[k] = std::min(lo[k], d[kept[k]]);
+        hi[k] = std::max(hi[k], d[kept[k]]);
+      }
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k) span = std::max(span, hi[k] - lo[k]);
+  }
+  return span;
+}
 
 cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared, cudaStream_t stream,
                      KernelAttributes* a) {
@@ -64,9 +94,11 @@ cudaError_t launch_dedisp_kernel(const KernelShape& s, const DedispKernelParams&
 
 DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options, int device, int slots)
     : plan_(plan), cfg_(parse_gpu_config(options.gpu_config)), device_(device) {
+  auto t0 = Clock::now();
   const DedispInput& in = plan_.problem.input;
   props_ = device_properties(device);  // throws for a missing GPU
   set_device(device);
+  const double props_ms = ms_since(t0);
   if (in.nbits != 1 && in.nbits != 2 && in.nbits != 4 && in.nbits != 8 && in.nbits != 16 && in.nbits != 32) {
     throw Error(ErrorCode::unsupported,
                 fmt::format("the CUDA dedisperser reads 1, 2, 4, 8, 16 or 32-bit samples, not {}-bit", in.nbits));
@@ -96,7 +128,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
                             "mad_hi=0); this input and configuration use lanes={}{}",
                             cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
   }
+  t0 = Clock::now();
   choose_shape();
+  const double shape_ms = ms_since(t0);
+  t0 = Clock::now();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
   choose_gulp(requested, slots);
   cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
@@ -119,6 +154,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
   // The device's whole opt-in limit, not shared_bytes_: the attribute belongs to the kernel, which
   // other engines (other plans, other shapes) may launch with more.
   FASTPSR_CUDA_TRY(dedisp_kernel_allow_shared(cfg_.shape, props_.shared_per_block_optin));
+  setup_note_ = fmt::format(
+      "device properties {:.1f} ms, kernel shape and delay records {:.1f} ms, device buffers "
+      "{:.1f} ms",
+      props_ms, shape_ms, ms_since(t0));
 }
 
 void DedispEngine::resolve_lanes() {
@@ -191,11 +230,10 @@ void DedispEngine::choose_shape() {
   }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
-  const auto records_for = [&](int dms) {
-    return tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms);
-  };
-  const auto shared_for = [&](const KernelShape& sh, const tiling::BlockRecords& r) {
-    return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), r.max_span), r.record);
+  const auto span_for = [&](int dms) { return max_block_span(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms); };
+  const auto shared_for = [&](const KernelShape& sh, int span) {
+    return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), span),
+                               tiling::record_ints(sh.dms_per_block()));
   };
   const auto too_many_threads = [&](const KernelShape& sh) { return sh.threads() > props_.max_threads_per_block; };
   if ((given("threads_dm") || given("items_dm")) && too_many_threads(s)) {
@@ -213,18 +251,35 @@ void DedispEngine::choose_shape() {
     const int per_stage = (static_cast<int>(kept_.size()) + s.stages - 1) / s.stages;
     s.chans_per_stage = std::max(1, std::min(s.chans_per_stage, per_stage));
   }
-  std::vector<std::pair<int, int>> candidates;
-  if (given("threads_dm") || given("items_dm")) {
+  using ShapeList = std::vector<std::pair<int, int>>;
+  const ShapeList fallback{{8, 4}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}};
+  ShapeList candidates;
+  if (dms_given) {
     candidates.emplace_back(s.threads_dm, s.items_dm);
   } else {
-    for (auto [t, i] : {std::pair{4, 8}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}}) candidates.emplace_back(t, i);
+    candidates = {{4, 8}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}};
   }
+  // The span of every candidate's DMs per block (the fallback's too), found at once (each reads
+  // the whole delay table); only the chosen candidate's records are built.
+  std::map<int, std::future<int>> spans;
+  for (const ShapeList* list : {static_cast<const ShapeList*>(&candidates), &fallback}) {
+    for (auto [t, i] : *list) {
+      if (list == &fallback && dms_given) break;
+      KernelShape trial = s;
+      trial.threads_dm = t;
+      trial.items_dm = i;
+      if (too_many_threads(trial) || spans.count(trial.dms_per_block()) != 0) continue;
+      spans.emplace(trial.dms_per_block(), std::async(std::launch::async, span_for, trial.dms_per_block()));
+    }
+  }
+  std::map<int, int> span_of;
+  for (auto& [dms, f] : spans) span_of[dms] = f.get();
   double best_cost = std::numeric_limits<double>::infinity();
   bool found = false;
   KernelShape best = s;
-  tiling::BlockRecords best_records;
+  int best_span = 0;
   std::size_t smallest_shared = std::numeric_limits<std::size_t>::max();
-  const auto select = [&](const KernelShape& base, const std::vector<std::pair<int, int>>& list) {
+  const auto select = [&](const KernelShape& base, const ShapeList& list) {
     best_cost = std::numeric_limits<double>::infinity();
     found = false;
     for (auto [t, i] : list) {
@@ -232,19 +287,19 @@ void DedispEngine::choose_shape() {
       trial.threads_dm = t;
       trial.items_dm = i;
       if (too_many_threads(trial)) continue;
-      tiling::BlockRecords r = records_for(trial.dms_per_block());
+      const int span = span_of.at(trial.dms_per_block());
       if (!given("chans_per_stage")) {
-        while (trial.chans_per_stage > 1 && shared_for(trial, r) > props_.shared_per_block_optin)
+        while (trial.chans_per_stage > 1 && shared_for(trial, span) > props_.shared_per_block_optin)
           trial.chans_per_stage /= 2;
       }
-      const std::size_t bytes = shared_for(trial, r);
+      const std::size_t bytes = shared_for(trial, span);
       smallest_shared = std::min(smallest_shared, bytes);
       if (bytes > props_.shared_per_block_optin) continue;
-      const double cost = (1.0 + static_cast<double>(r.max_span) / trial.tile_words()) / trial.dms_per_block();
+      const double cost = (1.0 + static_cast<double>(span) / trial.tile_words()) / trial.dms_per_block();
       if (cost < best_cost * 0.999) {
         best_cost = cost;
         best = trial;
-        best_records = std::move(r);
+        best_span = span;
         found = true;
       }
     }
@@ -255,11 +310,11 @@ void DedispEngine::choose_shape() {
   // threads, 8 x 4 DMs a thread, cp.async staging) keeps more warps resident and was faster on
   // the H100 (artemis 5.05 ms against 7.12, meerkat 204 ms against 220, 16 s of data).
   if (found && !dms_given && !given("chans_per_stage") &&
-      props_.shared_per_sm / (shared_for(best, best_records) + 1024) < 2) {
+      props_.shared_per_sm / (shared_for(best, best_span) + 1024) < 2) {
     KernelShape prev = s;
     prev.chans_per_stage = std::min(prev.chans_per_stage, 16);
     if (!given("bulk_copy")) prev.bulk_copy = false;
-    select(prev, {{8, 4}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}});
+    select(prev, fallback);
   }
   if (!found) {
     const double needed_kib = smallest_shared == std::numeric_limits<std::size_t>::max()
@@ -273,7 +328,8 @@ void DedispEngine::choose_shape() {
                             static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
   }
   s = best;
-  records_ = std::move(best_records);
+  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block());
+  FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;
   row_pitch_ = tiling::row_pitch_words(s.tile_words(), max_span_);
@@ -372,9 +428,11 @@ void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
   std::size_t want = requested_in / D;
   if (requested_in != 0 && want == 0) want = 1;
   if (want == 0) {
-    // About 256 MiB of output and of input per slot, and at least twice the history when
-    // that stays within 1 GiB of output per slot, so that gulps are long next to max_delay.
-    want = std::min<std::size_t>({(256 * kMiB) / (4 * ndms), (256 * kMiB) / (bps_ * D), std::size_t{1} << 22});
+    // About 64 MiB of output and of input per slot (each slot is pinned host memory too, which
+    // takes time to allocate; larger gulps were not faster on an H100, 16 s apertif: stream 91 ms
+    // at 32768 samples, 79 ms at 13400), and at least twice the history when that stays within
+    // 1 GiB of output per slot, so that gulps are long next to max_delay.
+    want = std::min<std::size_t>({(64 * kMiB) / (4 * ndms), (64 * kMiB) / (bps_ * D), std::size_t{1} << 22});
     const std::size_t twice_history = 2 * static_cast<std::size_t>(plan_.max_delay);
     want = std::max(want, std::min(twice_history, (1024 * kMiB) / (4 * ndms)));
     want = std::max<std::size_t>(want, 1);

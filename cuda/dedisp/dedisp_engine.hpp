@@ -64,6 +64,8 @@ class DedispEngine {
 
   /// Configuration, sizes and device, for -v.
   [[nodiscard]] std::string describe() const;
+  /// Where the construction's time went ("device properties 1.0 ms, ..."), for -v.
+  [[nodiscard]] const std::string& setup_note() const noexcept { return setup_note_; }
 
  private:
   void resolve_lanes();
@@ -96,6 +98,7 @@ class DedispEngine {
   std::int64_t g_words_ = 0;  // allocated G words per row
   std::size_t device_bytes_ = 0;
   std::string shrink_note_;
+  std::string setup_note_;
 
   DeviceBuffer<std::int32_t> d_records_;
   DeviceBuffer<int> d_kept_;

@@ -79,17 +79,19 @@ class MemorySource final : public ByteSource {
 // Writes through a buffer so that the many small writes of a header cost one system call.
 class FdSink : public ByteSink {
  public:
-  FdSink(int fd, std::string name) : ByteSink(std::move(name)), fd_(fd) { buffer_.reserve(kBuffer); }
+  FdSink(int fd, std::string name, std::size_t buffer_bytes = kSinkBufferBytes)
+      : ByteSink(std::move(name)), fd_(fd), capacity_(buffer_bytes) {}
   ~FdSink() override = default;
   void write(const void* src, std::size_t n) override {
     const auto* p = static_cast<const std::uint8_t*>(src);
     position_ += n;
-    if (buffer_.size() + n <= kBuffer) {
+    if (buffer_.size() + n <= capacity_) {
+      if (buffer_.capacity() < capacity_) buffer_.reserve(capacity_);
       buffer_.insert(buffer_.end(), p, p + n);
       return;
     }
     flush();
-    if (n >= kBuffer) {
+    if (n >= capacity_) {
       write_fd(p, n);
     } else {
       buffer_.assign(p, p + n);
@@ -101,10 +103,12 @@ class FdSink : public ByteSink {
   }
 
  protected:
+  [[nodiscard]] std::uint64_t bytes_in_file() const noexcept { return in_file_; }
   int fd_;
 
  private:
-  static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  std::size_t capacity_;
+  std::uint64_t in_file_ = 0;  // bytes handed to the file (position_ less the buffer)
   void write_fd(const std::uint8_t* p, std::size_t n) {
     while (n > 0) {
       const ssize_t put = ::write(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30));
@@ -115,6 +119,7 @@ class FdSink : public ByteSink {
       }
       p += put;
       n -= static_cast<std::size_t>(put);
+      in_file_ += static_cast<std::uint64_t>(put);
     }
   }
   std::vector<std::uint8_t> buffer_;
@@ -151,8 +156,21 @@ class DeviceSink final : public FdSink {
 
 class AtomicFileSink final : public FdSink {
  public:
-  AtomicFileSink(int fd, std::string final_path, std::string temp_path)
-      : FdSink(fd, final_path), final_(std::move(final_path)), temp_(std::move(temp_path)) {}
+  AtomicFileSink(int fd, std::string final_path, std::string temp_path, std::size_t buffer_bytes)
+      : FdSink(fd, final_path, buffer_bytes), final_(std::move(final_path)), temp_(std::move(temp_path)) {}
+  void start_writeback() override {
+#ifdef __linux__
+    // Asynchronous: queues the range written since the last call for writing to the disk.
+    const std::uint64_t end = bytes_in_file();
+    if (end > writeback_from_ &&
+        ::sync_file_range(fd_, static_cast<off_t>(writeback_from_), static_cast<off_t>(end - writeback_from_),
+                          SYNC_FILE_RANGE_WRITE) != 0 &&
+        errno != EINVAL && errno != ESPIPE) {  // file systems without it: nothing to start
+      throw Error(ErrorCode::io, "write failed: " + errno_text(errno), name());
+    }
+    writeback_from_ = end;
+#endif
+  }
   ~AtomicFileSink() override {
     if (!committed_) {
       ::close(fd_);
@@ -179,6 +197,7 @@ class AtomicFileSink final : public FdSink {
   std::string final_;
   std::string temp_;
   bool committed_ = false;
+  std::uint64_t writeback_from_ = 0;
 };
 
 }  // namespace
@@ -210,8 +229,7 @@ void ByteSource::read_exact(void* dst, std::size_t n, const char* what) {
   const std::size_t got = read(dst, n);
   if (got != n) {
     throw Error(ErrorCode::format,
-                fmt::format("unexpected end of file in the {} at byte {} ({} of {} bytes read)", what,
-                            start, got, n),
+                fmt::format("unexpected end of file in the {} at byte {} ({} of {} bytes read)", what, start, got, n),
                 name());
   }
 }
@@ -279,7 +297,7 @@ std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::
   return std::make_unique<MemorySource>(std::move(bytes), std::move(name));
 }
 
-std::unique_ptr<ByteSink> open_sink(const std::string& path) {
+std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_bytes) {
   if (path == "-") return std::make_unique<StdoutSink>();
   // An existing target that is not a regular file (/dev/null, a FIFO, a terminal) is written in
   // place: a temporary beside it and a rename would replace the device node or the pipe.
@@ -311,7 +329,7 @@ std::unique_ptr<ByteSink> open_sink(const std::string& path) {
     return m;
   }();
   ::fchmod(fd, 0666 & ~umask_bits);
-  return std::make_unique<AtomicFileSink>(fd, path, temp);
+  return std::make_unique<AtomicFileSink>(fd, path, temp, buffer_bytes);
 }
 
 void MemorySink::write(const void* src, std::size_t n) {

@@ -63,6 +63,11 @@ class ByteSink {
   /// Writes all n bytes or throws Error(io) (BrokenPipe when the reader of a pipe went away).
   virtual void write(const void* src, std::size_t n) = 0;
   virtual void flush() {}
+  /// Asks the system to start writing to storage what has reached the file so far (bytes still
+  /// in the sink's buffer wait for their write), without waiting: a hint that bounds the dirty
+  /// pages of a large output and lets the disk work while the producer computes. A no-op for
+  /// memory, pipes and devices. Throws Error(io) as write() does.
+  virtual void start_writeback() {}
   /// Finishes the output: flushes and, for files, renames the temporary to the final name.
   virtual void commit() { flush(); }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
@@ -81,9 +86,14 @@ std::unique_ptr<ByteSource> open_source(const std::string& path);
 /// A source over bytes in memory (the bytes are copied).
 std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::string name = "<memory>");
 
+/// Bytes a sink gathers before a system call, unless told otherwise.
+inline constexpr std::size_t kSinkBufferBytes = std::size_t{1} << 20;
+
 /// Opens a file for writing through a temporary name; "-" is stdout, and an existing device or
 /// FIFO (/dev/null, a named pipe) is written in place (never replaced by a rename).
-std::unique_ptr<ByteSink> open_sink(const std::string& path);
+/// `buffer_bytes`: writes smaller than this are gathered up to it (allocated on the first such
+/// write); larger ones go straight to the file. Many sinks open at once want a small buffer.
+std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_bytes = kSinkBufferBytes);
 
 /// A sink that keeps what is written in memory.
 class MemorySink final : public ByteSink {

@@ -30,4 +30,9 @@ namespace fastpsr::cuda {
 /// could pass 2^32).
 std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DedispOptions& options, int device);
 
+/// Creates GPU `device`'s context now (a few hundred ms on a large GPU), so that a later
+/// make_dedisperser() does not wait for it: call it on another thread while the input and the
+/// outputs are opened. Throws Error(resource) for a missing or unusable GPU.
+void prepare_device(int device);
+
 }  // namespace fastpsr::cuda
