@@ -159,7 +159,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--threads", o.threads, "CPU threads (default: all); files are written by up to 8 of them")
       ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,
-                 "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N")
+                 "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N,"
+                 "subbands=auto|on|off,sub_chunk=N")
       ->group(dev);
   app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (see -v for the current ones)")
       ->group(dev);

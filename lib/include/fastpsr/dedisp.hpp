@@ -112,7 +112,7 @@ struct DedispOptions {
   std::size_t gulp_samples = 0;                   ///< new input samples per push; 0 = backend default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
   /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=1|4|8|16, dm_tile, time_tile,
-  /// chan_block.
+  /// chan_block, subbands=auto|on|off (exact two-stage sum where the delays split), sub_chunk.
   std::map<std::string, std::string> cpu_config;
   int threads = 0;  ///< CPU threads; 0 = OpenMP default
 };
