@@ -56,8 +56,10 @@ std::string GpuConfig::describe() const {
         "clusters in flight)",
         kClusterBlocks, kClusterBatch, fir_fft_clusters);
   }
-  const std::string fft = fused_fft ? fmt::format(", FFT + detection fused ({} spectra per block)", segment_spectra)
-                                    : std::string(", cuFFT");
+  const std::string fft =
+      fused_fft ? fmt::format(", FFT + detection fused (Stockham radix {}{}, {} spectra per block)", 1 << fft_log2r,
+                              fft_prefetch ? ", next spectrum prefetched" : "", segment_spectra)
+                : std::string(", cuFFT");
   return describe_fir() + fft;
 }
 
@@ -78,9 +80,12 @@ std::string GpuConfig::describe_fir() const {
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
-    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg") {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg)", k));
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix" &&
+        k != "prefetch") {
+      throw Error(
+          ErrorCode::invalid_argument,
+          fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix, prefetch)",
+                      k));
     }
   }
   GpuConfig cfg;
@@ -169,9 +174,20 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   int log2n = 0;
   while ((1 << log2n) < c) ++log2n;
   const int spr = plan.spectra_per_row();
-  const std::size_t fused_smem = static_cast<std::size_t>(npol) * static_cast<std::size_t>(c) * sizeof(float2);
-  const bool fused_possible = !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 &&
-                              spr <= 65535 && fused_smem <= props.shared_per_block_optin;
+  const bool fused_shape = !plan.complex_output() && pow2 && spr <= 65535 && fft_detect_supports(log2n, 3);
+  cfg.fft_log2r = fused_shape ? fft_detect_default_log2r(log2n, npol) : 3;
+  const bool radix_given = kv.count("radix") != 0;
+  if (radix_given) {
+    const int radix = config_int(kv, "radix", 8);
+    FASTPSR_EXPECTS(radix == 8 || radix == 16, "--gpu-config radix={}: not 8 or 16", radix);
+    cfg.fft_log2r = radix == 8 ? 3 : 4;
+    FASTPSR_EXPECTS(fused_shape && fft_detect_supports(log2n, cfg.fft_log2r),
+                    "--gpu-config radix={}: only for the fused FFT of power output (C a power of two from 256 to "
+                    "4096; radix 16 from 1024; C = {})",
+                    radix, c);
+  }
+  const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
+  const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
   if (fft != kv.end() && fft->second == "cluster") {
     cfg.fir_fft = true;
@@ -193,12 +209,23 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                     "--gpu-config fft={}: not fused, cufft or cluster", fft->second);
     cfg.fused_fft = fft->second == "fused";
     FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
-                    "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}) and "
-                    "--nint <= 65535",
-                    c);
+                    "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}; radix "
+                    "16 from 1024), --nint <= 65535 and {} bytes of shared memory per block ({} here)",
+                    c, fused_smem, props.shared_per_block_optin);
+  } else {
+    // The default for power output wherever it exists: on an H100 it beat cuFFT in place + the
+    // detection kernel (docs/PERFORMANCE.md, ppf).
+    cfg.fused_fft = fused_possible;
   }
-  // Not the default: on an H100 (C = 4096, 4096-spectrum chunks) cuFFT in place + the detection
-  // kernel ran at 68 Gsamp/s, the fused kernel at 43 (its shared-memory FFT is bank-conflict bound).
+  FASTPSR_EXPECTS(!radix_given || cfg.fused_fft, "--gpu-config radix=: only for the fused FFT, not with fft={}",
+                  fft == kv.end() ? std::string("cufft") : fft->second);
+  cfg.fft_prefetch = fft_detect_default_prefetch(npol);
+  if (kv.count("prefetch") != 0) {
+    const int prefetch = config_int(kv, "prefetch", 1);
+    FASTPSR_EXPECTS((prefetch == 0 || prefetch == 1) && cfg.fused_fft,
+                    "--gpu-config prefetch={}: 0 or 1, and only for the fused FFT of power output", prefetch);
+    cfg.fft_prefetch = prefetch == 1;
+  }
 
   // Power output: whole rows per chunk, so that a row's spectra are summed in one kernel in
   // order and the bits do not depend on where a push starts (a chunk boundary inside a row
@@ -229,9 +256,11 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
   if (cfg_.fused_fft || cfg_.fir_fft) {
+    // The Stockham FFT of the fused kernel takes exp(+2πi·t/C), the cluster kernel exp(−2πi·t/C).
+    const double sign = cfg_.fused_fft ? 1.0 : -1.0;
     std::vector<float> tw(2 * c);
     for (std::size_t t = 0; t < c; ++t) {
-      const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
+      const double angle = sign * 2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
       tw[2 * t] = static_cast<float>(std::cos(angle));
       tw[2 * t + 1] = static_cast<float>(std::sin(angle));
     }
@@ -247,7 +276,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
     const std::size_t segs = segments_per_row();
     if (segs > 1) partial_ = DeviceBuffer<float>(rows * segs * plan_.row_floats());
-    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, plan_.npol(), plan_.nifs() == 4));
+    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, cfg_.fft_log2r, plan_.npol(), plan_.nifs() == 4, cfg_.fft_prefetch));
   } else if (c > 1) {
     const int n = plan_.nchans();
     const int p = plan_.npol();
@@ -290,6 +319,8 @@ void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned 
   a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
   a.twiddle = twiddle_.get();
   a.log2n = log2_of(p.nchans);
+  a.log2r = cfg_.fft_log2r;
+  a.prefetch = cfg_.fft_prefetch;
   a.ncoarse = p.ncoarse;
   a.descending = p.descending;
   a.inverse = plan_.inverse_fft;
