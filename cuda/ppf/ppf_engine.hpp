@@ -25,7 +25,6 @@ struct GpuConfig {
   bool fused_fft = false;    ///< power output: FFT + detection in one kernel instead of cuFFT
   int segment_spectra = 1;   ///< fused: spectra per block (a row's segments are summed in order)
   int fft_log2r = 3;         ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
-  bool fft_prefetch = true;  ///< fused: the next spectrum's loads issued before this one's FFT
   bool fir_fft = false;      ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
   int fir_fft_clusters = 0;  ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
   [[nodiscard]] std::string describe() const;

@@ -6,9 +6,9 @@
 // exchanges free of bank conflicts, natural-order output: thread j then holds bin j + m·T), and
 // sums the detected products in registers; only the segment's sums leave the SM. Compared with
 // cuFFT in place followed by a detection kernel, that saves writing the transformed spectra and
-// reading them back (16 of 24 bytes per sample). With Prefetch the next spectrum's loads are
-// issued before the current one is transformed, so that device memory stays busy while the block
-// computes (at the price of the registers that hold them, hence fewer blocks per SM).
+// reading them back (16 of 24 bytes per sample). Several blocks per SM overlap one block's loads
+// with another's transform (loading the next spectrum into registers during the transform was
+// tried: no faster on an H100, as the registers cost blocks per SM).
 // The per-bin arithmetic (direction, detection) is in ppf_fft_detect.hpp, tested on the CPU.
 #include <type_traits>
 
@@ -24,18 +24,18 @@ using fft::Cf;
 // Registers a thread needs, roughly: the spectra in flight and the ones being loaded, the sums,
 // addresses and twiddles. Sets the launch bound so that the compiler keeps them without spills
 // while as many blocks as that allows fit on an SM.
-template <int T, int R, int P, int Q, bool Prefetch>
+template <int T, int R, int P, int Q>
 constexpr int min_blocks() {
-  constexpr int regs = (Prefetch ? 4 : 2) * P * R + R * Q + (Q == 4 ? 40 : 24);
+  constexpr int regs = 2 * P * R + R * Q + (Q == 4 ? 40 : 24);
   constexpr int blocks = 65536 / (T * regs);
   return blocks < 1 ? 1 : (blocks > 16 ? 16 : blocks);
 }
 
 // blockIdx.x: segment (row r = x / segments_per_row, segment x % segments_per_row) of the
 // chunk's rows; blockIdx.y: coarse channel. Q is the number of IFs (4 for IQUV, else 1).
-template <int LOG2M, int LOG2R, int P, int Q, bool Prefetch>
+template <int LOG2M, int LOG2R, int P, int Q>
 __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
-                                  min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T, (1 << LOG2R), P, Q, Prefetch>())
+                                  min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T, (1 << LOG2R), P, Q>())
     fft_detect_kernel(FftDetectArgs a) {
   using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
   constexpr int R = Plan::R;
@@ -50,20 +50,7 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
   const long long g_begin = row * a.spectra_per_row + static_cast<long long>(seg) * a.segment_spectra;
   const long long g_end = min(g_begin + a.segment_spectra, (row + 1) * a.spectra_per_row);
   const auto* twiddles = reinterpret_cast<const Cf*>(a.twiddle);
-  const float* base = reinterpret_cast<const float*>(a.spec + static_cast<std::size_t>(f) * a.spec_coarse_stride);
-
-  auto load = [&](Cf(&dst)[P][R], long long g) {
-    FASTPSR_UNROLL
-    for (int p = 0; p < P; ++p) {
-      const auto* src = reinterpret_cast<const float2*>(
-          base + 2 * (static_cast<std::size_t>(p) * a.spec_pol_stride + static_cast<std::size_t>(g) * M));
-      FASTPSR_UNROLL
-      for (int m = 0; m < R; ++m) {
-        const float2 v = __ldcs(src + j + m * T);  // read once: do not keep it in the caches
-        dst[p][m] = {v.x, v.y};
-      }
-    }
-  };
+  const float2* base = a.spec + static_cast<std::size_t>(f) * a.spec_coarse_stride;
 
   float acc[R][Q];
   FASTPSR_UNROLL
@@ -71,18 +58,16 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
     FASTPSR_UNROLL
     for (int q = 0; q < Q; ++q) acc[m][q] = 0.0F;
   }
-  Cf next[P][R];
-  if constexpr (Prefetch) load(next, g_begin);
   for (long long g = g_begin; g < g_end; ++g) {  // the same trip count for every thread
-    if constexpr (!Prefetch) load(next, g);
     Cf v[P][R];
     FASTPSR_UNROLL
     for (int p = 0; p < P; ++p) {
+      const float2* src = base + static_cast<std::size_t>(p) * a.spec_pol_stride + static_cast<std::size_t>(g) * M;
       FASTPSR_UNROLL
-      for (int m = 0; m < R; ++m) v[p][m] = stockham_input(next[p][m].re, next[p][m].im, a.inverse);
-    }
-    if constexpr (Prefetch) {
-      if (g + 1 < g_end) load(next, g + 1);
+      for (int m = 0; m < R; ++m) {
+        const float2 x = __ldcs(src + j + m * T);  // read once: do not keep it in the caches
+        v[p][m] = stockham_input(x.x, x.y, a.inverse);
+      }
     }
     fft::stockham_inverse<Plan, 0, P>(v, smem, twiddles, j);
     FASTPSR_UNROLL
@@ -131,28 +116,20 @@ constexpr std::size_t smem_bytes() {
 // Calls fn(kernel, threads, shared bytes) for the kernel of the run-time shape; false when it
 // is not built (C = 2^8 ... 2^12; radix 8, and 16 from C = 2^10).
 template <int LOG2M = 8, class Fn>
-bool with_kernel(int log2m, int log2r, int npol, bool iquv, bool prefetch, Fn&& fn) {
+bool with_kernel(int log2m, int log2r, int npol, bool iquv, Fn&& fn) {
   if constexpr (LOG2M > 12) {
     return false;
   } else {
-    if (log2m != LOG2M) return with_kernel<LOG2M + 1>(log2m, log2r, npol, iquv, prefetch, fn);
-    auto by_prefetch = [&](auto lr, auto pre) {
+    if (log2m != LOG2M) return with_kernel<LOG2M + 1>(log2m, log2r, npol, iquv, fn);
+    auto by_radix = [&](auto lr) {
       constexpr int L2R = decltype(lr)::value;
-      constexpr bool Pre = decltype(pre)::value;
       constexpr int T = fft::StockhamPlan<LOG2M, L2R>::T;
       if (npol == 1) {
-        fn(fft_detect_kernel<LOG2M, L2R, 1, 1, Pre>, T, smem_bytes<LOG2M, L2R, 1>());
+        fn(fft_detect_kernel<LOG2M, L2R, 1, 1>, T, smem_bytes<LOG2M, L2R, 1>());
       } else if (iquv) {
-        fn(fft_detect_kernel<LOG2M, L2R, 2, 4, Pre>, T, smem_bytes<LOG2M, L2R, 2>());
+        fn(fft_detect_kernel<LOG2M, L2R, 2, 4>, T, smem_bytes<LOG2M, L2R, 2>());
       } else {
-        fn(fft_detect_kernel<LOG2M, L2R, 2, 1, Pre>, T, smem_bytes<LOG2M, L2R, 2>());
-      }
-    };
-    auto by_radix = [&](auto lr) {
-      if (prefetch) {
-        by_prefetch(lr, std::true_type{});
-      } else {
-        by_prefetch(lr, std::false_type{});
+        fn(fft_detect_kernel<LOG2M, L2R, 2, 1>, T, smem_bytes<LOG2M, L2R, 2>());
       }
     };
     if (log2r == 3) {
@@ -175,19 +152,17 @@ bool fft_detect_supports(int log2n, int log2r) {
   return log2n >= 8 && log2n <= 12 && (log2r == 3 || (log2r == 4 && log2n >= 10));
 }
 
-int fft_detect_default_log2r(int log2n, int npol) { return npol == 1 && log2n >= 11 ? 4 : 3; }
-
-bool fft_detect_default_prefetch(int npol) { return npol == 1; }
+int fft_detect_default_log2r(int log2n, bool iquv) { return log2n >= 11 && !iquv ? 4 : 3; }
 
 std::size_t fft_detect_shared_bytes(int log2n, int log2r, int npol) {
   std::size_t bytes = 0;
-  with_kernel(log2n, log2r, npol, false, false, [&](auto, int, std::size_t smem) { bytes = smem; });
+  with_kernel(log2n, log2r, npol, false, [&](auto, int, std::size_t smem) { bytes = smem; });
   return bytes;
 }
 
-cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv, bool prefetch) {
+cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv) {
   cudaError_t status = cudaErrorInvalidValue;
-  with_kernel(log2n, log2r, npol, iquv, prefetch, [&](auto kernel, int, std::size_t smem) {
+  with_kernel(log2n, log2r, npol, iquv, [&](auto kernel, int, std::size_t smem) {
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   });
   return status;
@@ -196,12 +171,11 @@ cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv, bool p
 cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream) {
   if (rows <= 0) return cudaSuccess;
   cudaError_t status = cudaErrorInvalidValue;
-  with_kernel(a.log2n, a.log2r, npol, npol == 2 && a.detection == 3, a.prefetch,
-              [&](auto kernel, int threads, std::size_t smem) {
-                const dim3 grid(static_cast<unsigned>(rows * a.segments_per_row), static_cast<unsigned>(a.ncoarse));
-                kernel<<<grid, static_cast<unsigned>(threads), smem, stream>>>(a);
-                status = cudaGetLastError();
-              });
+  with_kernel(a.log2n, a.log2r, npol, npol == 2 && a.detection == 3, [&](auto kernel, int threads, std::size_t smem) {
+    const dim3 grid(static_cast<unsigned>(rows * a.segments_per_row), static_cast<unsigned>(a.ncoarse));
+    kernel<<<grid, static_cast<unsigned>(threads), smem, stream>>>(a);
+    status = cudaGetLastError();
+  });
   return status;
 }
 

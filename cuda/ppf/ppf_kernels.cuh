@@ -100,7 +100,6 @@ struct FftDetectArgs {
   const float2* twiddle = nullptr;  ///< exp(+2πi·t/C), t < C (the Stockham FFT's table)
   int log2n = 0;
   int log2r = 3;
-  bool prefetch = true;  ///< load the next spectrum while transforming this one
   int ncoarse = 1;
   bool descending = false;
   bool inverse = false;
@@ -116,16 +115,13 @@ struct FftDetectArgs {
 /// Whether the fused kernel is built for C = 2^log2n and radix 2^log2r (radix 8 for
 /// C = 256 ... 4096, radix 16 for C = 1024 ... 4096).
 bool fft_detect_supports(int log2n, int log2r);
-/// The radix (log2) used unless configured: 16 for one polarisation and C >= 2048, else 8 (two
-/// polarisations transformed together need the registers).
-int fft_detect_default_log2r(int log2n, int npol);
-/// Whether the next spectrum is loaded during the transform unless configured: for one
-/// polarisation (for two, the registers it takes cost more blocks per SM than it gains).
-bool fft_detect_default_prefetch(int npol);
+/// The radix (log2) used unless configured: 16 for C >= 2048 (faster on an H100 at C = 4096 for
+/// one and two polarisations), else 8; 8 for IQUV (its four sums per bin need the registers).
+int fft_detect_default_log2r(int log2n, bool iquv);
 /// Dynamic shared memory of a block (P padded transforms), bytes; 0 when not built.
 std::size_t fft_detect_shared_bytes(int log2n, int log2r, int npol);
 /// Raises the fused kernel's shared-memory limit.
-cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv, bool prefetch);
+cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv);
 cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream);
 cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
 

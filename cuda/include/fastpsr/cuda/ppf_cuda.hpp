@@ -19,19 +19,19 @@
 ///                      per thread, 1 2 4 8 16 32, default 8; shared: per block, default 32)
 ///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
 ///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: 2^24
-///                      samples over all coarse channels or a third of the L2 cache, whichever is
-///                      more, at most one push; whole rows for power output)
+///                      samples over all coarse channels (2^25 for power output) or a third of
+///                      the L2 cache, whichever is more, at most one push; whole rows for power
+///                      output)
 ///   fft=fused|cufft    power output: FFT and detection in one kernel (register-blocked Stockham
 ///                      FFT in shared memory, sums in registers; the default where C is a power
 ///                      of two from 256 to 4096), or cuFFT in place then a detection kernel
 ///   fft=cluster        complex output: FIR and FFT in one kernel, a thread-block cluster of
 ///                      8 blocks per FFT (sm_90+, C = 1024, 2048, 4096, T = 4, 8, 16)
-///   seg=N              fft=fused: spectra per block (default: enough blocks for 4 per SM, at
-///                      most 8); a row's segments are summed in order by a second kernel
-///   radix=8|16         fft=fused: points per thread of the FFT (default 16 for one polarisation
-///                      and C >= 2048, else 8; 16 needs C >= 1024)
-///   prefetch=0|1       fft=fused: load the next spectrum while transforming one (default 1 for
-///                      one polarisation, 0 for two: the registers cost blocks per SM)
+///   seg=N              fft=fused: spectra per block (default 16, halved while a chunk would have
+///                      fewer than 1.5 blocks per SM); a row's segments are summed in order by a
+///                      second kernel
+///   radix=8|16         fft=fused: points per thread of the FFT (default 16 for C >= 2048 except
+///                      IQUV, else 8; 16 needs C >= 1024)
 #include <cstddef>
 #include <memory>
 #include <string>
