@@ -5,7 +5,7 @@
 // bandwidth measured first), the FIR and FFT shares, and a sweep over the GPU configuration.
 // Device-resident: the host link is not timed (GPU: CUDA events; CPU: wall clock, input
 // already in memory). Usage: ppf [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--config KEY=V,...]
-// (--config: that --gpu-config alone on the GPU setups, for profiling).
+// (--config: that --gpu-config alone on the GPU setups, for profiling; may be repeated).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   bool gpu = true;
   [[maybe_unused]] bool sweep = true;  // GPU only
   double scale = 1.0;
-  const char* only_config = nullptr;  // GPU: this --gpu-config alone (profiling), no sweep
+  std::vector<const char*> only_configs;  // GPU: these --gpu-config alone (profiling), no sweep
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cpu-only") == 0) {
       gpu = false;
@@ -139,9 +139,9 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
       scale = std::atof(argv[++i]);
     } else if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-      only_config = argv[++i];
+      only_configs.push_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--config KEY=V,...]\n",
+      std::fprintf(stderr, "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--config KEY=V,...]...\n",
                    argv[0]);
       return 2;
     }
@@ -158,12 +158,12 @@ int main(int argc, char** argv) {
       const double samples = 1.34e8 * scale;  // 2^27 complex samples per run
       ChanneliserOptions opt;
       for (const auto& s : setups()) {
-        if (only_config != nullptr) break;
+        if (!only_configs.empty()) break;
         const auto plan = plan_of(s);
         const auto t = cuda::benchmark_device_ppf(plan, opt, 0, spectra_for(s, samples), 10, true);
         results.push_back(make_result("gpu", s, plan, t.rows, t.total_ms, t.fir_ms, t.fft_ms, copy_bw, t.config));
       }
-      if (sweep || only_config != nullptr) {
+      if (sweep || !only_configs.empty()) {
         std::printf("GPU configuration sweep:\n");
         std::vector<const char*> configs = {"fir=cache,cb=128,sb=4",
                                             "fir=cache,cb=128,sb=8",
@@ -177,10 +177,12 @@ int main(int argc, char** argv) {
                                             "chunk=1024",
                                             "chunk=4096",
                                             "fft=cluster",
-                                            "fft=fused",
+                                            "fft=cufft",
+                                            "fft=fused,radix=8",
+                                            "fft=fused,radix=16",
                                             "chunk=533",
                                             "fft=fused,chunk=4096,seg=8"};
-        if (only_config != nullptr) configs = {only_config};
+        if (!only_configs.empty()) configs = only_configs;
         for (const auto& s : setups()) {
           if (s.name == "ppf-1k") continue;
           const auto plan = plan_of(s);

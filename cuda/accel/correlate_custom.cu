@@ -12,7 +12,7 @@
 
 #include "accel/accel_kernels.hpp"
 #include "accel/plane_io.cuh"
-#include "accel/stockham_fft.cuh"
+#include "common/stockham_fft.cuh"
 
 namespace fastpsr::cuda::accel {
 namespace {
@@ -22,46 +22,6 @@ using fft::Cf;
 __device__ __forceinline__ Cf load_cf(const float2* p) {
   const float2 v = __ldg(p);
   return {v.x, v.y};
-}
-
-// Passes Pass .. last of the inverse FFT of Q transforms (thread j holds x[j + m T] in v[q][m]).
-template <class Plan, int Pass, int Q>
-__device__ __forceinline__ void inverse_fft(Cf (&v)[Q][Plan::R], float* smem, const Cf* twiddles, int j) {
-  fft::stockham_butterflies<Plan, Pass, Q>(v, j, twiddles);
-  if constexpr (Pass + 1 < Plan::passes) {
-    constexpr int R = Plan::R;
-    constexpr int T = Plan::T;
-    constexpr int per = R >> Plan::radix_bits(Pass);
-    constexpr int rp = 1 << Plan::radix_bits(Pass);
-    constexpr int F = Plan::smem_floats();
-    __syncthreads();  // every thread has read the previous contents
-    FASTPSR_UNROLL
-    for (int q = 0; q < Q; ++q) {
-      float* re = smem + q * 2 * F;
-      float* im = re + F;
-      FASTPSR_UNROLL
-      for (int i = 0; i < per; ++i) {
-        FASTPSR_UNROLL
-        for (int r = 0; r < rp; ++r) {
-          const int w = Plan::smem_index(Pass, fft::stockham_destination<Plan, Pass>(j + i * T, r));
-          re[w] = v[q][i + r * per].re;
-          im[w] = v[q][i + r * per].im;
-        }
-      }
-    }
-    __syncthreads();
-    FASTPSR_UNROLL
-    for (int q = 0; q < Q; ++q) {
-      const float* re = smem + q * 2 * F;
-      const float* im = re + F;
-      FASTPSR_UNROLL
-      for (int m = 0; m < R; ++m) {
-        const int w = Plan::smem_index(Pass, j + m * T);
-        v[q][m] = {re[w], im[w]};
-      }
-    }
-    inverse_fft<Plan, Pass + 1, Q>(v, smem, twiddles, j);
-  }
 }
 
 // One segment of one pair: Rows = 1 for z = 0, 2 for the rows (+z, -z). Two transforms are in
@@ -90,7 +50,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
         v[0][m] = fft::mul(x, load_cf(tmpl + k));
         v[1][m] = fft::mul(x, load_cf(tmpl + M + k));
       }
-      inverse_fft<Plan, 0, 2>(v, smem, twiddles, j);
+      fft::stockham_inverse<Plan, 0, 2>(v, smem, twiddles, j);
       P* out = row == 0 ? row_plus : row_minus;
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
@@ -110,7 +70,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
       FASTPSR_UNROLL
       for (int row = 0; row < Rows; ++row) v[row][m] = fft::mul(spectrum(row, k), kk);
     }
-    inverse_fft<Plan, 0, Rows>(v, smem, twiddles, j);
+    fft::stockham_inverse<Plan, 0, Rows>(v, smem, twiddles, j);
     // Interbinning needs C(o + 1), held by the next thread: exchange through shared memory.
     constexpr int F = Plan::smem_floats();
     __syncthreads();

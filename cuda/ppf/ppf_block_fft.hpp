@@ -4,7 +4,8 @@
 /// radix-4 decimation-in-frequency stages (the last one radix 2 when log2 n is odd), leaving
 /// bin k at position position_of_bin(k) (digit reversal). The butterflies are written as
 /// host/device functions so that the unit tests run them on the CPU, stage by stage and
-/// butterfly by butterfly, exactly as the CUDA threads do (ppf_fft_detect_kernel.cu).
+/// butterfly by butterfly, exactly as the CUDA threads do (the cluster kernel's local FFT,
+/// ppf_fir_fft_kernel.cu).
 ///
 /// Stage with span L (L = n, n/4, ... down to 4, then 2 if needed), butterfly b < n/radix:
 /// group g = b / q, offset i = b % q, q = L/radix; it reads a_k = x[g·L + i + k·q] and writes

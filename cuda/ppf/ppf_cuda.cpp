@@ -68,12 +68,11 @@ class CudaChanneliser final : public Channeliser {
     const auto* src = static_cast<const std::uint8_t*>(in);
     if (n > 0) {
       for (std::size_t f = 0; f < f_count; ++f) {
-        std::memcpy(h_in_.get() + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_,
-                    n * sample_bytes_);
+        std::memcpy(h_in_.get() + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
       }
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_,
-                                         capacity_ * sample_bytes_, h_in_.get(), gulp_ * sample_bytes_,
-                                         n * sample_bytes_, f_count, cudaMemcpyHostToDevice, stream_.get()));
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_,
+                                         h_in_.get(), gulp_ * sample_bytes_, n * sample_bytes_, f_count,
+                                         cudaMemcpyHostToDevice, stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
     }
     count_ += n;
@@ -125,9 +124,9 @@ class CudaChanneliser final : public Channeliser {
         rows * static_cast<std::size_t>(plan_.spectra_per_row()) * static_cast<std::size_t>(plan_.nchans());
     const std::size_t keep = count_ - consumed;
     if (keep > 0) {
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(
-          raw_[cur_ ^ 1].get(), capacity_ * sample_bytes_, raw_[cur_].get() + consumed * sample_bytes_,
-          capacity_ * sample_bytes_, keep * sample_bytes_, f_count, cudaMemcpyDeviceToDevice, stream_.get()));
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_ ^ 1].get(), capacity_ * sample_bytes_,
+                                         raw_[cur_].get() + consumed * sample_bytes_, capacity_ * sample_bytes_,
+                                         keep * sample_bytes_, f_count, cudaMemcpyDeviceToDevice, stream_.get()));
     }
     cur_ ^= 1;
     count_ = keep;

@@ -56,7 +56,8 @@ std::string GpuConfig::describe() const {
         "clusters in flight)",
         kClusterBlocks, kClusterBatch, fir_fft_clusters);
   }
-  const std::string fft = fused_fft ? fmt::format(", FFT + detection fused ({} spectra per block)", segment_spectra)
+  const std::string fft = fused_fft ? fmt::format(", FFT + detection fused (Stockham radix {}, {} spectra per block)",
+                                                  1 << fft_log2r, segment_spectra)
                                     : std::string(", cuFFT");
   return describe_fir() + fft;
 }
@@ -78,9 +79,10 @@ std::string GpuConfig::describe_fir() const {
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
-    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg") {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg)", k));
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix") {
+      throw Error(
+          ErrorCode::invalid_argument,
+          fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix)", k));
     }
   }
   GpuConfig cfg;
@@ -169,9 +171,20 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   int log2n = 0;
   while ((1 << log2n) < c) ++log2n;
   const int spr = plan.spectra_per_row();
-  const std::size_t fused_smem = static_cast<std::size_t>(npol) * static_cast<std::size_t>(c) * sizeof(float2);
-  const bool fused_possible = !plan.complex_output() && pow2 && fft_detect_channels_per_thread(log2n) != 0 &&
-                              spr <= 65535 && fused_smem <= props.shared_per_block_optin;
+  const bool fused_shape = !plan.complex_output() && pow2 && spr <= 65535 && fft_detect_supports(log2n, 3);
+  cfg.fft_log2r = fused_shape ? fft_detect_default_log2r(log2n, plan.nifs() == 4) : 3;
+  const bool radix_given = kv.count("radix") != 0;
+  if (radix_given) {
+    const int radix = config_int(kv, "radix", 8);
+    FASTPSR_EXPECTS(radix == 8 || radix == 16, "--gpu-config radix={}: not 8 or 16", radix);
+    cfg.fft_log2r = radix == 8 ? 3 : 4;
+    FASTPSR_EXPECTS(fused_shape && fft_detect_supports(log2n, cfg.fft_log2r),
+                    "--gpu-config radix={}: only for the fused FFT of power output (C a power of two from 256 to "
+                    "4096; radix 16 from 1024; C = {})",
+                    radix, c);
+  }
+  const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
+  const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
   if (fft != kv.end() && fft->second == "cluster") {
     cfg.fir_fft = true;
@@ -192,13 +205,20 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft",
                     "--gpu-config fft={}: not fused, cufft or cluster", fft->second);
     cfg.fused_fft = fft->second == "fused";
-    FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
+    FASTPSR_EXPECTS(!cfg.fused_fft || fused_shape,
                     "--gpu-config fft=fused: needs power output, C a power of two from 256 to 4096 (C = {}) and "
                     "--nint <= 65535",
                     c);
+    FASTPSR_EXPECTS(!cfg.fused_fft || fused_possible,
+                    "--gpu-config fft=fused: needs {} bytes of shared memory per block ({} here)", fused_smem,
+                    props.shared_per_block_optin);
+  } else {
+    // The default for power output wherever it exists: on an H100 at C = 4096 it ran at 1.5-1.7x
+    // the speed of cuFFT in place + the detection kernel (docs/PERFORMANCE.md, ppf).
+    cfg.fused_fft = fused_possible;
   }
-  // Not the default: on an H100 (C = 4096, 4096-spectrum chunks) cuFFT in place + the detection
-  // kernel ran at 68 Gsamp/s, the fused kernel at 43 (its shared-memory FFT is bank-conflict bound).
+  FASTPSR_EXPECTS(!radix_given || cfg.fused_fft, "--gpu-config radix=: only for the fused FFT, not with fft={}",
+                  fft == kv.end() ? std::string("cufft") : fft->second);
 
   // Power output: whole rows per chunk, so that a row's spectra are summed in one kernel in
   // order and the bits do not depend on where a push starts (a chunk boundary inside a row
@@ -207,10 +227,19 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     cfg.chunk_spectra = std::max(spr, cfg.chunk_spectra - cfg.chunk_spectra % spr);
   }
   if (cfg.fused_fft) {
-    // Default: blocks enough for four per SM in a chunk, up to 8 spectra per block (fewer partial
-    // sums). It depends on the GPU's SM count, so sums may round differently on another model.
-    const int blocks_wanted = 4 * std::max(1, props.multiprocessors);
-    const int seg_default = std::clamp(cfg.chunk_spectra * plan.ncoarse() / blocks_wanted, 1, 8);
+    // Default: 16 spectra per block (fewer partial sums), halved while a chunk would have fewer
+    // than 1.5 blocks per SM (one wave of them leaves SMs idle). On an H100 at C = 4096, 64
+    // spectra per row, 4096-spectrum chunks: 16 per block ran at 109 Gsamp/s, 7 at 102, a whole
+    // row (64 blocks) at 78. It depends on the GPU's SM count, so sums may round differently on
+    // another model.
+    const std::size_t rows = static_cast<std::size_t>(cfg.chunk_spectra / spr);
+    const auto blocks = [&](int seg) {
+      return rows * static_cast<std::size_t>(plan.ncoarse()) * static_cast<std::size_t>((spr + seg - 1) / seg);
+    };
+    int seg_default = std::min(16, spr);
+    while (seg_default > 1 && 2 * blocks(seg_default) < 3 * static_cast<std::size_t>(props.multiprocessors)) {
+      seg_default /= 2;
+    }
     cfg.segment_spectra = config_int(kv, "seg", seg_default);
     FASTPSR_EXPECTS(cfg.segment_spectra >= 1, "--gpu-config seg={}: not >= 1", cfg.segment_spectra);
     cfg.segment_spectra = std::min(cfg.segment_spectra, spr);  // a segment is at most a row
@@ -229,9 +258,11 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
   if (cfg_.fused_fft || cfg_.fir_fft) {
+    // The Stockham FFT of the fused kernel takes exp(+2πi·t/C), the cluster kernel exp(−2πi·t/C).
+    const double sign = cfg_.fused_fft ? 1.0 : -1.0;
     std::vector<float> tw(2 * c);
     for (std::size_t t = 0; t < c; ++t) {
-      const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
+      const double angle = sign * 2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
       tw[2 * t] = static_cast<float>(std::cos(angle));
       tw[2 * t + 1] = static_cast<float>(std::sin(angle));
     }
@@ -247,7 +278,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
     const std::size_t segs = segments_per_row();
     if (segs > 1) partial_ = DeviceBuffer<float>(rows * segs * plan_.row_floats());
-    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, plan_.npol(), plan_.nifs() == 4));
+    FASTPSR_CUDA_TRY(fft_detect_prepare(log2n, cfg_.fft_log2r, plan_.npol(), plan_.nifs() == 4));
   } else if (c > 1) {
     const int n = plan_.nchans();
     const int p = plan_.npol();
@@ -290,6 +321,7 @@ void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned 
   a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
   a.twiddle = twiddle_.get();
   a.log2n = log2_of(p.nchans);
+  a.log2r = cfg_.fft_log2r;
   a.ncoarse = p.ncoarse;
   a.descending = p.descending;
   a.inverse = plan_.inverse_fft;

@@ -8,10 +8,10 @@
 #include <map>
 #include <string>
 
+#include "common/cuda_memory.hpp"
 #include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/ppf.hpp"
 #include "ppf_kernels.cuh"
-#include "common/cuda_memory.hpp"
 #include "ppf_resources.hpp"
 
 namespace fastpsr::cuda::ppf {
@@ -24,6 +24,7 @@ struct GpuConfig {
   int chunk_spectra = 0;     ///< filtered spectra per coarse channel per chunk
   bool fused_fft = false;    ///< power output: FFT + detection in one kernel instead of cuFFT
   int segment_spectra = 1;   ///< fused: spectra per block (a row's segments are summed in order)
+  int fft_log2r = 3;         ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
   bool fir_fft = false;      ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
   int fir_fft_clusters = 0;  ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
   [[nodiscard]] std::string describe() const;
@@ -59,9 +60,9 @@ class PpfEngine {
   DeviceBuffer<float> coeff_;
   DeviceBuffer<float2> phase_;
   DeviceBuffer<float2> filt_;     // [P][F][chunk][C] complex
-  DeviceBuffer<float2> twiddle_;  // fused FFT, FIR + FFT: exp(−2πi·t/C)
-  DeviceBuffer<float> partial_;  // fused FFT: [rows per chunk][segments][nifs][F·C]
-  FftPlan fft_;           // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
+  DeviceBuffer<float2> twiddle_;  // fused FFT: exp(+2πi·t/C); FIR + FFT: exp(−2πi·t/C)
+  DeviceBuffer<float> partial_;   // fused FFT: [rows per chunk][segments][nifs][F·C]
+  FftPlan fft_;                   // complex: one plane's chunk into the rows; power: in place, F·chunk per plane
 };
 
 }  // namespace fastpsr::cuda::ppf

@@ -1,109 +1,90 @@
 // SPDX-License-Identifier: MIT
-// The FFT and the detection of power output in one kernel: a block loads the filtered spectra
-// of one segment of an output row (both polarisations) from L2 into shared memory, transforms
-// them in place (ppf_block_fft.hpp), and sums the detected products in registers; only the
-// segment's sums leave the SM. Compared with cuFFT in place followed by a detection kernel,
-// that saves writing the transformed spectra and reading them back (16 of 24 bytes per sample).
-#include "ppf_block_fft.hpp"
+// The FFT and the detection of power output in one kernel: a block of T = C/R threads loads
+// the filtered spectra of one segment of an output row (both polarisations) straight into
+// registers (thread j: points j + m·T, m < R, coalesced), transforms them with the register-
+// blocked Stockham FFT of common/stockham_fft.cuh (radix R per thread, padded shared-memory
+// exchanges free of bank conflicts, natural-order output: thread j then holds bin j + m·T), and
+// sums the detected products in registers; only the segment's sums leave the SM. Compared with
+// cuFFT in place followed by a detection kernel, that saves writing the transformed spectra and
+// reading them back (16 of 24 bytes per sample). Several blocks per SM overlap one block's loads
+// with another's transform (loading the next spectrum into registers during the transform was
+// tried: no faster on an H100, as the registers cost blocks per SM).
+// The per-bin arithmetic (direction, detection) is in ppf_fft_detect.hpp, tested on the CPU.
+#include <type_traits>
+
+#include "common/stockham_fft.cuh"
+#include "ppf_fft_detect.hpp"
 #include "ppf_kernels.cuh"
 
 namespace fastpsr::cuda::ppf {
 namespace {
 
+using fft::Cf;
+
+// Registers a thread needs, roughly: the spectra in flight and the ones being loaded, the sums,
+// addresses and twiddles. Sets the launch bound so that the compiler keeps them without spills
+// while as many blocks as that allows fit on an SM.
+template <int T, int R, int P, int Q>
+constexpr int min_blocks() {
+  constexpr int regs = 2 * P * R + R * Q + (Q == 4 ? 40 : 24);
+  constexpr int blocks = 65536 / (T * regs);
+  return blocks < 1 ? 1 : (blocks > 16 ? 16 : blocks);
+}
+
 // blockIdx.x: segment (row r = x / segments_per_row, segment x % segments_per_row) of the
-// chunk's rows; blockIdx.y: coarse channel. Thread t owns positions t + i·NT of the
-// transformed spectrum, i < NCH, and so always the same bins; Q is the number of IFs (4 for
-// IQUV, else 1).
-template <int P, int NCH, int Q>
-__global__ void fft_detect_kernel(FftDetectArgs a) {
-  extern __shared__ Complex32 buf[];  // [P][C]
-  const unsigned n = 1U << a.log2n;
-  const unsigned nt = blockDim.x;
-  const unsigned tid = threadIdx.x;
+// chunk's rows; blockIdx.y: coarse channel. Q is the number of IFs (4 for IQUV, else 1).
+template <int LOG2M, int LOG2R, int P, int Q>
+__global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
+                                  min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T, (1 << LOG2R), P, Q>())
+    fft_detect_kernel(FftDetectArgs a) {
+  using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
+  constexpr int R = Plan::R;
+  constexpr int T = Plan::T;
+  constexpr int M = Plan::M;
+  extern __shared__ float smem[];  // [P][2][F]
+  const int j = static_cast<int>(threadIdx.x);
   const int f = static_cast<int>(blockIdx.y);
   const int segs = a.segments_per_row;
   const long long row = static_cast<long long>(blockIdx.x) / segs;
   const int seg = static_cast<int>(blockIdx.x % static_cast<unsigned>(segs));
   const long long g_begin = row * a.spectra_per_row + static_cast<long long>(seg) * a.segment_spectra;
   const long long g_end = min(g_begin + a.segment_spectra, (row + 1) * a.spectra_per_row);
-  const auto* twiddle = reinterpret_cast<const Complex32*>(a.twiddle);
-  float acc[NCH][Q];
-#pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-#pragma unroll
-    for (int q = 0; q < Q; ++q) acc[i][q] = 0.0F;
+  const auto* twiddles = reinterpret_cast<const Cf*>(a.twiddle);
+  const float2* base = a.spec + static_cast<std::size_t>(f) * a.spec_coarse_stride;
+
+  float acc[R][Q];
+  FASTPSR_UNROLL
+  for (int m = 0; m < R; ++m) {
+    FASTPSR_UNROLL
+    for (int q = 0; q < Q; ++q) acc[m][q] = 0.0F;
   }
-  for (long long g = g_begin; g < g_end; ++g) {
-#pragma unroll
+  for (long long g = g_begin; g < g_end; ++g) {  // the same trip count for every thread
+    Cf v[P][R];
+    FASTPSR_UNROLL
     for (int p = 0; p < P; ++p) {
-      const float2* src = a.spec + static_cast<std::size_t>(p) * a.spec_pol_stride +
-                          static_cast<std::size_t>(f) * a.spec_coarse_stride + static_cast<std::size_t>(g) * n;
-#pragma unroll
-      for (int i = 0; i < NCH; ++i) {
-        const float2 v = src[tid + static_cast<unsigned>(i) * nt];
-        buf[p * n + tid + static_cast<unsigned>(i) * nt] = Complex32{v.x, v.y};
+      const float2* src = base + static_cast<std::size_t>(p) * a.spec_pol_stride + static_cast<std::size_t>(g) * M;
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const float2 x = __ldcs(src + j + m * T);  // read once: do not keep it in the caches
+        v[p][m] = stockham_input(x.x, x.y, a.inverse);
       }
     }
-    __syncthreads();
-    const int stages = fft_stage_count(a.log2n);
-    for (int s = 0; s < stages; ++s) {
-      const unsigned span = fft_stage_span(a.log2n, s);
-      if (fft_stage_radix(a.log2n, s) == 4) {
-        for (unsigned b = tid; b < n / 4; b += nt) {
-#pragma unroll
-          for (int p = 0; p < P; ++p) fft_radix4_butterfly(buf + p * n, n, span, b, twiddle, a.inverse);
-        }
-      } else {
-        for (unsigned b = tid; b < n / 2; b += nt) {
-#pragma unroll
-          for (int p = 0; p < P; ++p) fft_radix2_butterfly(buf + p * n, n, span, b, twiddle, a.inverse);
-        }
-      }
-      __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < NCH; ++i) {
-      const Complex32 x = buf[tid + static_cast<unsigned>(i) * nt];
-      const float xx = x.re * x.re + x.im * x.im;
-      if constexpr (P == 1) {
-        acc[i][0] += xx;
-      } else {
-        const Complex32 y = buf[n + tid + static_cast<unsigned>(i) * nt];
-        const float yy = y.re * y.re + y.im * y.im;
-        switch (a.detection) {
-          case 0:
-            acc[i][0] += xx + yy;
-            break;
-          case 1:
-            acc[i][0] += xx;
-            break;
-          case 2:
-            acc[i][0] += yy;
-            break;
-          default:
-            acc[i][0] += xx + yy;
-            acc[i][1] += xx - yy;
-            acc[i][2] += 2.0F * (x.re * y.re + x.im * y.im);
-            acc[i][3] += 2.0F * (x.re * y.im - x.im * y.re);
-            break;
-        }
-      }
-    }
-    __syncthreads();  // the next spectrum overwrites buf
+    fft::stockham_inverse<Plan, 0, P>(v, smem, twiddles, j);
+    FASTPSR_UNROLL
+    for (int m = 0; m < R; ++m) add_detected<P, Q>(acc[m], v[0][m], v[P - 1][m], a.detection, a.inverse);
   }
   // One segment of the row: straight into the row when it is the only one, else a partial sum.
   const int f_out = a.descending ? a.ncoarse - 1 - f : f;
-#pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-    const unsigned k = fft_bin_at_position(tid + static_cast<unsigned>(i) * nt, a.log2n);
-    const std::size_t o = static_cast<std::size_t>(f_out) * n + k;
-#pragma unroll
+  FASTPSR_UNROLL
+  for (int m = 0; m < R; ++m) {
+    const std::size_t o = static_cast<std::size_t>(f_out) * M + static_cast<std::size_t>(j + m * T);
+    FASTPSR_UNROLL
     for (int q = 0; q < Q; ++q) {
       if (segs == 1) {
-        a.out[static_cast<std::size_t>(row) * a.row_floats + static_cast<std::size_t>(q) * a.if_stride + o] = acc[i][q];
+        a.out[static_cast<std::size_t>(row) * a.row_floats + static_cast<std::size_t>(q) * a.if_stride + o] = acc[m][q];
       } else {
         a.partial[((static_cast<std::size_t>(row) * segs + static_cast<std::size_t>(seg)) * Q + q) * a.if_stride + o] =
-            acc[i][q];
+            acc[m][q];
       }
     }
   }
@@ -126,62 +107,76 @@ __global__ void sum_segments_kernel(FftDetectArgs a, int nifs, int rows) {
   }
 }
 
-template <int P, int NCH, int Q>
-cudaError_t launch(const FftDetectArgs& a, int rows, cudaStream_t stream) {
-  const unsigned n = 1U << a.log2n;
-  const dim3 block(n / NCH);
-  const dim3 grid(static_cast<unsigned>(rows * a.segments_per_row), static_cast<unsigned>(a.ncoarse));
-  const std::size_t smem = static_cast<std::size_t>(P) * n * sizeof(Complex32);
-  fft_detect_kernel<P, NCH, Q><<<grid, block, smem, stream>>>(a);
-  return cudaGetLastError();
+template <int LOG2M, int LOG2R, int P>
+constexpr std::size_t smem_bytes() {
+  return static_cast<std::size_t>(P) * 2 * static_cast<std::size_t>(fft::StockhamPlan<LOG2M, LOG2R>::smem_floats()) *
+         sizeof(float);
 }
 
-template <int P, int NCH, int Q>
-cudaError_t prepare(std::size_t smem) {
-  return cudaFuncSetAttribute(fft_detect_kernel<P, NCH, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(smem));
-}
-
-// Calls Fn<P, NCH, Q> for the run-time polarisations, channels per thread and IFs.
-template <template <int, int, int> class Fn, typename... Args>
-cudaError_t by_shape(int npol, int nch, bool iquv, Args... args) {
-  if (npol == 2) {
-    if (iquv) {
-      return nch == 4   ? Fn<2, 4, 4>::call(args...)
-             : nch == 8 ? Fn<2, 8, 4>::call(args...)
-                        : Fn<2, 16, 4>::call(args...);
+// Calls fn(kernel, threads, shared bytes) for the kernel of the run-time shape; false when it
+// is not built (C = 2^8 ... 2^12; radix 8, and 16 from C = 2^10).
+template <int LOG2M = 8, class Fn>
+bool with_kernel(int log2m, int log2r, int npol, bool iquv, Fn&& fn) {
+  if constexpr (LOG2M > 12) {
+    return false;
+  } else {
+    if (log2m != LOG2M) return with_kernel<LOG2M + 1>(log2m, log2r, npol, iquv, fn);
+    auto by_radix = [&](auto lr) {
+      constexpr int L2R = decltype(lr)::value;
+      constexpr int T = fft::StockhamPlan<LOG2M, L2R>::T;
+      if (npol == 1) {
+        fn(fft_detect_kernel<LOG2M, L2R, 1, 1>, T, smem_bytes<LOG2M, L2R, 1>());
+      } else if (iquv) {
+        fn(fft_detect_kernel<LOG2M, L2R, 2, 4>, T, smem_bytes<LOG2M, L2R, 2>());
+      } else {
+        fn(fft_detect_kernel<LOG2M, L2R, 2, 1>, T, smem_bytes<LOG2M, L2R, 2>());
+      }
+    };
+    if (log2r == 3) {
+      by_radix(std::integral_constant<int, 3>{});
+      return true;
     }
-    return nch == 4 ? Fn<2, 4, 1>::call(args...) : nch == 8 ? Fn<2, 8, 1>::call(args...) : Fn<2, 16, 1>::call(args...);
+    if constexpr (LOG2M >= 10) {
+      if (log2r == 4) {
+        by_radix(std::integral_constant<int, 4>{});
+        return true;
+      }
+    }
+    return false;
   }
-  return nch == 4 ? Fn<1, 4, 1>::call(args...) : nch == 8 ? Fn<1, 8, 1>::call(args...) : Fn<1, 16, 1>::call(args...);
 }
-
-template <int P, int NCH, int Q>
-struct Launcher {
-  static cudaError_t call(const FftDetectArgs* a, int rows, cudaStream_t s) { return launch<P, NCH, Q>(*a, rows, s); }
-};
-template <int P, int NCH, int Q>
-struct Preparer {
-  static cudaError_t call(std::size_t smem) { return prepare<P, NCH, Q>(smem); }
-};
 
 }  // namespace
 
-int fft_detect_channels_per_thread(int log2n) {
-  if (log2n < 8 || log2n > 12) return 0;  // 256 ... 4096 points
-  return log2n <= 10 ? 4 : (log2n == 11 ? 8 : 16);
+bool fft_detect_supports(int log2n, int log2r) {
+  return log2n >= 8 && log2n <= 12 && (log2r == 3 || (log2r == 4 && log2n >= 10));
 }
 
-cudaError_t fft_detect_prepare(int log2n, int npol, bool iquv) {
-  const std::size_t smem = static_cast<std::size_t>(npol) * (std::size_t{1} << log2n) * sizeof(Complex32);
-  return by_shape<Preparer>(npol, fft_detect_channels_per_thread(log2n), iquv, smem);
+int fft_detect_default_log2r(int log2n, bool iquv) { return log2n >= 11 && !iquv ? 4 : 3; }
+
+std::size_t fft_detect_shared_bytes(int log2n, int log2r, int npol) {
+  std::size_t bytes = 0;
+  with_kernel(log2n, log2r, npol, false, [&](auto, int, std::size_t smem) { bytes = smem; });
+  return bytes;
+}
+
+cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv) {
+  cudaError_t status = cudaErrorInvalidValue;
+  with_kernel(log2n, log2r, npol, iquv, [&](auto kernel, int, std::size_t smem) {
+    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  });
+  return status;
 }
 
 cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream) {
   if (rows <= 0) return cudaSuccess;
-  const int nch = fft_detect_channels_per_thread(a.log2n);
-  if (nch == 0) return cudaErrorInvalidValue;
-  return by_shape<Launcher>(npol, nch, npol == 2 && a.detection == 3, &a, rows, stream);
+  cudaError_t status = cudaErrorInvalidValue;
+  with_kernel(a.log2n, a.log2r, npol, npol == 2 && a.detection == 3, [&](auto kernel, int threads, std::size_t smem) {
+    const dim3 grid(static_cast<unsigned>(rows * a.segments_per_row), static_cast<unsigned>(a.ncoarse));
+    kernel<<<grid, static_cast<unsigned>(threads), smem, stream>>>(a);
+    status = cudaGetLastError();
+  });
+  return status;
 }
 
 cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream) {

@@ -86,17 +86,20 @@ struct DetectArgs {
 };
 cudaError_t launch_detect(const DetectArgs& a, cudaStream_t stream);
 
-/// The FFT and detection of power output in one kernel (ppf_fft_detect_kernel.cu), for
+/// The FFT and detection of power output in one kernel (ppf_fft_detect_kernel.cu: the Stockham
+/// FFT of common/stockham_fft.cuh, radix R = 2^log2r per thread, C / R threads per block), for
 /// C = 2^log2n, 256 <= C <= 4096, chunks of whole rows: segment j of row r (spectra
-/// r·spr + j·segment_spectra ...) is transformed in shared memory and its detected products are
-/// summed in registers; with one segment per row the sums are the row, else they go to `partial`
-/// and launch_sum_segments adds them in order (so the result does not depend on the gulp).
+/// r·spr + j·segment_spectra ...) is transformed in registers and shared memory and its detected
+/// products are summed in registers, in spectrum order; with one segment per row the sums are
+/// the row, else they go to `partial` and launch_sum_segments adds them in order (so the result
+/// does not depend on the gulp).
 struct FftDetectArgs {
   const float2* spec = nullptr;  ///< filtered spectra [P][F][chunk][C], spectrum 0 = the chunk's first
   std::size_t spec_coarse_stride = 0;
   std::size_t spec_pol_stride = 0;
-  const float2* twiddle = nullptr;  ///< exp(−2πi·t/C), t < C
+  const float2* twiddle = nullptr;  ///< exp(+2πi·t/C), t < C (the Stockham FFT's table)
   int log2n = 0;
+  int log2r = 3;
   int ncoarse = 1;
   bool descending = false;
   bool inverse = false;
@@ -109,11 +112,16 @@ struct FftDetectArgs {
   std::size_t row_floats = 0;
   std::size_t if_stride = 0;  ///< F·C
 };
-/// Channels per thread of the fused kernel for C = 2^log2n (threads = C / that), 0 when C is
-/// not supported.
-int fft_detect_channels_per_thread(int log2n);
-/// Raises the fused kernel's shared-memory limit (P·C·8 bytes; 64 KiB at C = 4096, P = 2).
-cudaError_t fft_detect_prepare(int log2n, int npol, bool iquv);
+/// Whether the fused kernel is built for C = 2^log2n and radix 2^log2r (radix 8 for
+/// C = 256 ... 4096, radix 16 for C = 1024 ... 4096).
+bool fft_detect_supports(int log2n, int log2r);
+/// The radix (log2) used unless configured: 16 for C >= 2048 (faster on an H100 at C = 4096 for
+/// one and two polarisations), else 8; 8 for IQUV (its four sums per bin need the registers).
+int fft_detect_default_log2r(int log2n, bool iquv);
+/// Dynamic shared memory of a block (P padded transforms), bytes; 0 when not built.
+std::size_t fft_detect_shared_bytes(int log2n, int log2r, int npol);
+/// Raises the fused kernel's shared-memory limit.
+cudaError_t fft_detect_prepare(int log2n, int log2r, int npol, bool iquv);
 cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaStream_t stream);
 cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
 

@@ -160,11 +160,14 @@ TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every
           const auto input = test::random_voltages(VoltageType::ci16,
                                                    ncoarse * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
           const auto ref = test::reference_ppf(plan, input, nsamples);
-          for (const char* cfg : {"fft=fused", "fft=fused,seg=1", "fft=fused,seg=3,chunk=130", "fft=cufft"}) {
-            CAPTURE(std::string(cfg));
+          std::vector<std::string> cfgs = {
+              "", "fft=fused", "fft=fused,seg=1", "fft=fused,seg=3,chunk=130", "fft=fused,radix=8,seg=2", "fft=cufft"};
+          if (c >= 1024) cfgs.emplace_back("fft=fused,radix=16,seg=5,chunk=70");
+          for (const auto& cfg : cfgs) {
+            CAPTURE(cfg);
             auto ch = gpu(plan, cfg, nsamples);
-            CHECK(ch->describe().find(std::string(cfg).rfind("fft=fused", 0) == 0 ? "fused" : "cuFFT") !=
-                  std::string::npos);
+            // The fused kernel is the default for power output wherever it exists.
+            CHECK(ch->describe().find(cfg == "fft=cufft" ? "cuFFT" : "FFT + detection fused") != std::string::npos);
             CHECK(test::max_relative_error(test::run_channeliser(*ch, input, nsamples).data(), ref) <= kTolerance);
           }
         }
@@ -316,6 +319,11 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,sb=2"), doctest::Contains("sb=2"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fft=fused"), doctest::Contains("needs power output"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fft=fast"), doctest::Contains("fft=fast"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "radix=8"), doctest::Contains("radix=8: only for the fused FFT"), Error);
+  const auto power = make_plan(512, 4, VoltageType::ci8, 1, PpfOutput::power);
+  CHECK_THROWS_WITH_AS(gpu(power, "radix=4"), doctest::Contains("radix=4: not 8 or 16"), Error);
+  CHECK_THROWS_WITH_AS(gpu(power, "radix=16"), doctest::Contains("radix 16 from 1024"), Error);
+  CHECK_THROWS_WITH_AS(gpu(power, "fft=cufft,radix=8"), doctest::Contains("not with fft=cufft"), Error);
   CHECK_THROWS_WITH_AS(gpu(make_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
                        doctest::Contains("compiled for"), Error);
   const auto big = make_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);

@@ -4,9 +4,9 @@
 /// paper's cache or shared-memory kernel or the register kernel, int8/int16/float32 unpacked in
 /// the kernel) writes the filtered spectra of a chunk, then either cuFFT writes the complex rows
 /// straight into the output (its strides put every spectrum in its row) or, for power output,
-/// cuFFT transforms in place and a detection kernel integrates (or one fused kernel transforms
-/// in shared memory and integrates in registers); only the output comes down. For complex
-/// output, fft=cluster runs FIR and FFT in one kernel instead (see ppf_kernels.cuh).
+/// one fused kernel transforms in registers and shared memory and integrates in registers (or
+/// cuFFT transforms in place and a detection kernel integrates); only the output comes down.
+/// For complex output, fft=cluster runs FIR and FFT in one kernel instead (see ppf_kernels.cuh).
 ///
 /// --gpu-config keys (run-time, for the tuner):
 ///   fir=register|cache|shared  FIR kernel: register (the cache kernel with the taps compiled
@@ -19,15 +19,19 @@
 ///                      per thread, 1 2 4 8 16 32, default 8; shared: per block, default 32)
 ///   ry=N               shared kernel: spectra per thread, 1 2 4 8 (default 4; sb/ry rows of threads)
 ///   chunk=N            filtered spectra per coarse channel per FIR+FFT chunk (default: 2^24
-///                      samples over all coarse channels or a third of the L2 cache, whichever is
-///                      more, at most one push; whole rows for power output)
-///   fft=cufft|fused    power output: cuFFT in place then a detection kernel (the default), or
-///                      FFT and detection in one shared-memory kernel (C a power of two from
-///                      256 to 4096)
+///                      samples over all coarse channels (2^25 for power output) or a third of
+///                      the L2 cache, whichever is more, at most one push; whole rows for power
+///                      output)
+///   fft=fused|cufft    power output: FFT and detection in one kernel (register-blocked Stockham
+///                      FFT in shared memory, sums in registers; the default where C is a power
+///                      of two from 256 to 4096), or cuFFT in place then a detection kernel
 ///   fft=cluster        complex output: FIR and FFT in one kernel, a thread-block cluster of
 ///                      8 blocks per FFT (sm_90+, C = 1024, 2048, 4096, T = 4, 8, 16)
-///   seg=N              fft=fused: spectra per block (default: enough blocks for 4 per SM, at
-///                      most 8); a row's segments are summed in order by a second kernel
+///   seg=N              fft=fused: spectra per block (default 16, halved while a chunk would have
+///                      fewer than 1.5 blocks per SM); a row's segments are summed in order by a
+///                      second kernel
+///   radix=8|16         fft=fused: points per thread of the FFT (default 16 for C >= 2048 except
+///                      IQUV, else 8; 16 needs C >= 1024)
 #include <cstddef>
 #include <memory>
 #include <string>

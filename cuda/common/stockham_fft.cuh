@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The building blocks of the custom path's inverse FFT: a Stockham autosort FFT of M = 2^LOG2M
+// The building blocks of a shared-memory inverse FFT: a Stockham autosort FFT of M = 2^LOG2M
 // points done by T = M / R threads, each holding R = 2^LOG2R points in registers. Every pass
 // reads the thread's points x[j + m T] (m = 0 .. R-1), twiddles them, does R / Rp radix-Rp
 // butterflies in registers and, except in the last pass, scatters the results to shared memory,
 // from where the next pass reads x[j + m T] again. The last pass leaves output j + m T in
 // register slot m (natural order: no bit-reversal pass, as the FDAS paper's DIT inverse).
 //
-// Host and device code (C++17): the kernels in correlate_custom.cu use it, and
-// tests/unit/accel/test_accel_stockham.cpp runs the same index arithmetic and butterflies on
-// the CPU, emulating the threads, against a direct DFT.
+// Host and device code (C++17): the accel custom path (accel/correlate_custom.cu) and the ppf
+// FFT + detection kernel (ppf/ppf_fft_detect_kernel.cu; a forward transform there, as
+// conj(inverse(conj x))) use it, and tests/unit/accel/test_accel_stockham.cpp runs the same index
+// arithmetic and butterflies on the CPU, emulating the threads, against a direct DFT.
 #if defined(__CUDACC__)
 #define FASTPSR_HD __host__ __device__ __forceinline__
 #else
@@ -195,5 +196,52 @@ FASTPSR_HD int stockham_destination(int b, int r) {
   constexpr int rb = Plan::radix_bits(Pass);
   return ((b >> nb) << (nb + rb)) + (b & ((1 << nb) - 1)) + (r << nb);
 }
+
+#if defined(__CUDACC__)
+/// Passes Pass .. last of the inverse FFTs of Q transforms held by the T threads of a block
+/// (thread j holds x[j + m T] of transform q in v[q][m]); transform q exchanges through
+/// smem[q 2F ... q 2F + 2F) (F = Plan::smem_floats(): the real parts, then the imaginary parts).
+/// On return thread j holds output j + m T in v[q][m]. Every thread of the block must call it
+/// (it synchronises the block), and may call it again at once: the first write to smem waits
+/// until every thread has read the previous contents.
+template <class Plan, int Pass, int Q>
+__device__ __forceinline__ void stockham_inverse(Cf (&v)[Q][Plan::R], float* smem, const Cf* twiddles, int j) {
+  stockham_butterflies<Plan, Pass, Q>(v, j, twiddles);
+  if constexpr (Pass + 1 < Plan::passes) {
+    constexpr int R = Plan::R;
+    constexpr int T = Plan::T;
+    constexpr int per = R >> Plan::radix_bits(Pass);
+    constexpr int rp = 1 << Plan::radix_bits(Pass);
+    constexpr int F = Plan::smem_floats();
+    __syncthreads();  // every thread has read the previous contents
+    FASTPSR_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      float* re = smem + q * 2 * F;
+      float* im = re + F;
+      FASTPSR_UNROLL
+      for (int i = 0; i < per; ++i) {
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) {
+          const int w = Plan::smem_index(Pass, stockham_destination<Plan, Pass>(j + i * T, r));
+          re[w] = v[q][i + r * per].re;
+          im[w] = v[q][i + r * per].im;
+        }
+      }
+    }
+    __syncthreads();
+    FASTPSR_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      const float* re = smem + q * 2 * F;
+      const float* im = re + F;
+      FASTPSR_UNROLL
+      for (int m = 0; m < R; ++m) {
+        const int w = Plan::smem_index(Pass, j + m * T);
+        v[q][m] = {re[w], im[w]};
+      }
+    }
+    stockham_inverse<Plan, Pass + 1, Q>(v, smem, twiddles, j);
+  }
+}
+#endif
 
 }  // namespace fastpsr::cuda::fft
