@@ -24,10 +24,22 @@ using fft::Cf;
 // Registers a thread needs, roughly: the spectra in flight and the ones being loaded, the sums,
 // addresses and twiddles. Sets the launch bound so that the compiler keeps them without spills
 // while as many blocks as that allows fit on an SM.
+// Threads an SM can hold on the architecture being compiled (ptxas rejects a bound above it:
+// 1024 on sm_75, 1536 on sm_86/87/89, 2048 on sm_80 and sm_90).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kMaxThreadsPerSm = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+constexpr int kMaxThreadsPerSm = 1536;
+#else
+constexpr int kMaxThreadsPerSm = 2048;
+#endif
+
 template <int T, int R, int P, int Q>
 constexpr int min_blocks() {
   constexpr int regs = 2 * P * R + R * Q + (Q == 4 ? 40 : 24);
-  constexpr int blocks = 65536 / (T * regs);
+  constexpr int by_regs = 65536 / (T * regs);
+  constexpr int by_threads = kMaxThreadsPerSm / T;
+  constexpr int blocks = by_regs < by_threads ? by_regs : by_threads;
   return blocks < 1 ? 1 : (blocks > 16 ? 16 : blocks);
 }
 
