@@ -189,8 +189,8 @@ FromFile time_from_file(const bench::Setup& s, const DeviceChoice& dev, const Ar
   std::vector<std::uint8_t> bufs[2] = {std::vector<std::uint8_t>(gulp * bps), std::vector<std::uint8_t>(gulp * bps)};
   f.create = seconds_since(t0);
   double checksum = 0;
-  auto touch = [&](const DedispBlock& b) {
-    const std::size_t ndms = dds.front()->plan().ndms();
+  auto touch = [&](const Dedisperser& dd, const DedispBlock& b) {
+    const std::size_t ndms = dd.plan().ndms();  // each range of a multi-range plan has its own
     checksum += static_cast<double>(b.data[0]) + static_cast<double>(b.data[(ndms - 1) * b.stride + b.nsamples - 1]);
   };
   auto read_next = [&](std::vector<std::uint8_t>& into) {
@@ -208,7 +208,7 @@ FromFile time_from_file(const bench::Setup& s, const DeviceChoice& dev, const Ar
       t = Clock::now();
       const auto b = dd->push(bufs[cur].data(), n);
       f.dedisp += seconds_since(t);
-      if (!b.empty()) touch(b);
+      if (!b.empty()) touch(*dd, b);
     }
     if (n < gulp) break;
     cur = 1 - cur;
@@ -219,7 +219,7 @@ FromFile time_from_file(const bench::Setup& s, const DeviceChoice& dev, const Ar
       const auto b = dd->flush();
       f.dedisp += seconds_since(t);
       if (b.empty()) break;
-      touch(b);
+      touch(*dd, b);
     }
   }
   if (checksum == -1.0) std::printf("?");
