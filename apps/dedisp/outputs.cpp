@@ -4,10 +4,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
@@ -75,21 +78,30 @@ class FileSeries final : public Output {
       }
     }
     check_unique(paths_);
-    if (series.size() + 8 <= file_budget()) {
+    const bool dat = o.format == OutputFormat::dat;
+    if (series.size() * (dat ? 2 : 1) + 8 <= file_budget()) {
       sinks_.resize(series.size());
+      infs_.resize(series.size());
       writeback_mark_.assign(series.size(), 0);
-      for_each_series([this](std::size_t i) { sinks_[i] = open_series(i); });
+      opened_ = std::make_unique<std::once_flag[]>(series.size());
+      ensure_open(0);  // fails now if the directory is not writable
+      start_openers(o.team != nullptr ? o.team->size() : 1);
     } else {
       open_series(0);  // fails now if the directory is not writable; the temporary is removed
       spool_ = std::make_unique<SeriesSpool>(series.size(), o.spool_memory, o.tmpdir);
     }
   }
 
+  ~FileSeries() override { stop_openers(); }
+  FileSeries(const FileSeries&) = delete;
+  FileSeries& operator=(const FileSeries&) = delete;
+
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
     const std::size_t nbytes = n * sample_bytes(nbits());
     if (spool_) {
       spool_->append(i, data, nbytes);
     } else {
+      ensure_open(i);
       ByteSink& sink = *sinks_[i];
       sink.write(data, nbytes);
       // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
@@ -104,21 +116,19 @@ class FileSeries final : public Output {
   [[nodiscard]] bool parallel_writes() const noexcept override { return !spool_; }
 
   void finish(const std::vector<std::uint64_t>& lengths) override {
-    auto complete = [&](std::unique_ptr<ByteSink> sink, std::size_t i) {
-      sink->flush();
-      sink->start_writeback();
-      sink->commit();
-      if (opts_.format == OutputFormat::dat) write_inf_for(i, lengths[i]);
-    };
     if (!spool_) {
-      for_each_series([&](std::size_t i) { complete(std::move(sinks_[i]), i); });
+      stop_openers();
+      for_each_series([&](std::size_t i) {
+        ensure_open(i);
+        complete(std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
+      });
       return;
     }
     for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
       auto sink = open_series(i);
       spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
       spool_->release(i);
-      complete(std::move(sink), i);
+      complete(std::move(sink), open_inf(i), i, lengths[i]);
     }
   }
 
@@ -152,10 +162,55 @@ class FileSeries final : public Output {
     }
     return sink;
   }
+  // The .inf beside a .dat (created with it, written when the length is known); none for .tim.
+  std::unique_ptr<ByteSink> open_inf(std::size_t i) {
+    if (opts_.format != OutputFormat::dat) return nullptr;
+    return open_sink(presto_root(paths_[i]) + ".inf");
+  }
+
+  // Creating thousands of files is a metadata update each, slow on some disks (0.3-0.6 ms a
+  // file on the lent GPU machine's disk: longer than the whole dedispersion). So only the first
+  // file is created before the work starts; threads matching the writer team's split create the
+  // others meanwhile, in the order the writers need them, and a writer that reaches a file not
+  // yet created creates it itself (once per file: std::call_once).
+  void ensure_open(std::size_t i) {
+    std::call_once(opened_[i], [&] {
+      sinks_[i] = open_series(i);
+      infs_[i] = open_inf(i);
+    });
+  }
+  void start_openers(std::size_t threads) {
+    for (std::size_t m = 0; m < threads && m < series_.size(); ++m) {
+      openers_.emplace_back([this, m, threads] {
+        try {
+          for (std::size_t i = m; i < series_.size() && !stop_.load(std::memory_order_relaxed); i += threads) {
+            ensure_open(i);
+          }
+        } catch (...) {  // NOLINT(bugprone-empty-catch): the writer or finish() opening it reports it
+        }
+      });
+    }
+  }
+  void stop_openers() {
+    stop_.store(true, std::memory_order_relaxed);
+    for (auto& t : openers_) t.join();
+    openers_.clear();
+  }
+
+  void complete(std::unique_ptr<ByteSink> sink, std::unique_ptr<ByteSink> inf, std::size_t i, std::uint64_t n) {
+    sink->flush();
+    sink->start_writeback();
+    sink->commit();
+    if (inf) {
+      const std::string text = format_inf(inf_for(i, n));
+      inf->write(text.data(), text.size());
+      inf->commit();
+    }
+  }
 
   // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
   // a note saying what the file holds.
-  void write_inf_for(std::size_t i, std::uint64_t n) {
+  [[nodiscard]] PrestoInf inf_for(std::size_t i, std::uint64_t n) const {
     InfRequest req;
     req.name = presto_root(paths_[i]);
     req.dm = series_[i].dm;
@@ -168,7 +223,7 @@ class FileSeries final : public Output {
       ++inf.mjd_i;
     }
     if (!opts_.note.empty()) inf.notes += "    " + opts_.note + "\n";
-    write_inf(req.name + ".inf", inf);
+    return inf;
   }
 
   OutputOptions opts_;
@@ -176,7 +231,11 @@ class FileSeries final : public Output {
   std::vector<SeriesMeta> series_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<ByteSink>> sinks_;
-  std::vector<std::uint64_t> writeback_mark_;  // sink position at its last start_writeback()
+  std::vector<std::unique_ptr<ByteSink>> infs_;  // .inf temporaries, written by finish()
+  std::vector<std::uint64_t> writeback_mark_;    // sink position at its last start_writeback()
+  std::unique_ptr<std::once_flag[]> opened_;      // per series: sink (and .inf) created
+  std::vector<std::thread> openers_;
+  std::atomic<bool> stop_{false};
   std::unique_ptr<SeriesSpool> spool_;
 };
 

@@ -55,8 +55,9 @@ class Output {
   [[nodiscard]] virtual std::string describe() const = 0;
 };
 
-/// Opens the output (files are created now, so that an unwritable directory fails before any
-/// work). Throws Error(io) naming the path, Error(invalid_argument) for DMs whose file names
+/// Opens the output: the first file is created now, so that an unwritable directory fails
+/// before any work; the others (dat, tim) are created by background threads while the work
+/// starts, or by the writer that needs one first. Throws Error(io) naming the path, Error(invalid_argument) for DMs whose file names
 /// collide at this precision.
 std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,
                                     const std::vector<SeriesMeta>& series);

@@ -428,13 +428,16 @@ void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
   std::size_t want = requested_in / D;
   if (requested_in != 0 && want == 0) want = 1;
   if (want == 0) {
-    // About 64 MiB of output and of input per slot (each slot is pinned host memory too, which
-    // takes time to allocate; larger gulps were not faster on an H100, 16 s apertif: stream 91 ms
-    // at 32768 samples, 79 ms at 13400), and at least twice the history when that stays within
-    // 1 GiB of output per slot, so that gulps are long next to max_delay.
-    want = std::min<std::size_t>({(64 * kMiB) / (4 * ndms), (64 * kMiB) / (bps_ * D), std::size_t{1} << 22});
-    const std::size_t twice_history = 2 * static_cast<std::size_t>(plan_.max_delay);
-    want = std::max(want, std::min(twice_history, (1024 * kMiB) / (4 * ndms)));
+    // About 32 MiB of output per slot (at most 64 MiB of input), whatever the history: the
+    // device keeps the history itself, so short gulps cost no recomputation, while every slot is
+    // pinned host memory that takes time to allocate and the first gulp's upload and the last
+    // one's download are not overlapped. Measured on an H100 from a file, 16 s
+    // (raw/2026-11-22-h100-dedisp-e2e-gulp-sweep.txt): apertif 111 ms at 4096 samples (this
+    // rule) against 138 ms at the former 13400 (twice the maximum delay) and 246 ms at 32768;
+    // artemis 30 ms against 72. At least 1024 samples while that stays within 256 MiB a slot,
+    // so that plans of many thousand DMs still launch long rows.
+    want = std::min<std::size_t>({(32 * kMiB) / (4 * ndms), (64 * kMiB) / (bps_ * D), std::size_t{1} << 22});
+    want = std::max(want, std::min<std::size_t>(1024, (256 * kMiB) / (4 * ndms)));
     want = std::max<std::size_t>(want, 1);
   }
   const auto [free_bytes, total_bytes] = memory_info();
