@@ -343,13 +343,44 @@ class DmTimeFilterbank final : public Output {
     for (const auto& q : queues_) rows = std::min(rows, q.size() / w);
     if (rows == 0) return;
     row_.resize(rows * queues_.size() * w);
-    for (std::size_t i = 0; i < queues_.size(); ++i) {
-      for (std::size_t t = 0; t < rows; ++t) {
-        std::copy_n(queues_[i].data() + t * w, w, row_.data() + (t * queues_.size() + i) * w);
-      }
-      queues_[i].erase(queues_[i].begin(), queues_[i].begin() + static_cast<long>(rows * w));
+    switch (w) {
+      case 1:
+        transpose<std::uint8_t>(rows);
+        break;
+      case 2:
+        transpose<std::uint16_t>(rows);
+        break;
+      default:
+        transpose<std::uint32_t>(rows);
+        break;
     }
+    for (auto& q : queues_) q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(rows * w));
     writer_->write_packed(row_.data(), rows);
+  }
+
+  // row_[t][i] = queue i's sample t, in tiles of 32 series x 64 samples, so that both the
+  // queues and the rows are read and written a cache line at a time (series-by-series copying
+  // strode through the rows by the number of DMs and was slower than the dedispersion).
+  template <typename Word>
+  void transpose(std::size_t rows) {
+    constexpr std::size_t kSeries = 32;
+    constexpr std::size_t kSamples = 64;
+    const std::size_t n = queues_.size();
+    Word tile[kSeries][kSamples];
+    for (std::size_t t0 = 0; t0 < rows; t0 += kSamples) {
+      const std::size_t nt = std::min(rows - t0, kSamples);
+      for (std::size_t i0 = 0; i0 < n; i0 += kSeries) {
+        const std::size_t ni = std::min(n - i0, kSeries);
+        for (std::size_t i = 0; i < ni; ++i) {
+          std::memcpy(tile[i], queues_[i0 + i].data() + t0 * sizeof(Word), nt * sizeof(Word));
+        }
+        for (std::size_t t = 0; t < nt; ++t) {
+          Word column[kSeries];
+          for (std::size_t i = 0; i < ni; ++i) column[i] = tile[i][t];
+          std::memcpy(row_.data() + ((t0 + t) * n + i0) * sizeof(Word), column, ni * sizeof(Word));
+        }
+      }
+    }
   }
 
   OutputOptions opts_;

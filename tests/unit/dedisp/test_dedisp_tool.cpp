@@ -253,6 +253,52 @@ TEST_CASE("dedisp tool: DM-time filterbank and 8/16-bit outputs follow the state
   }
 }
 
+TEST_CASE("dedisp tool: a DM-time filterbank of many DMs (tiles of the transposition and their edges)") {
+  const std::uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  test::TempDir tmp;
+  const auto fil = tmp / "in.fil";
+  const Fil f = write_random_fil(fil, seed, 16, 8, 3001);
+  std::vector<double> dms;
+  for (int i = 0; i < 70; ++i) dms.push_back(0.5 * i);  // 70 = 2 tiles of 32 DMs and 6 more
+  const DedispPlan plan = plan_for(f, dms, DelayModel::presto);
+  // --gulp 1000: several drains, none of them a whole number of 64-sample tiles
+  const auto r = run(fil.string() + " --dm 0:34.5:0.5 --gulp 1000 --format fil -o " + (tmp / "dmt.fil").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto reader = FilterbankReader::open((tmp / "dmt.fil").string());
+  REQUIRE(reader->header().nchans == 70);
+  const auto common = static_cast<std::size_t>(plan.valid_samples(69, 3001));
+  REQUIRE(*reader->nsamples() == common);
+  std::vector<float> rows(common * 70);
+  reader->read_float(rows.data(), common);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < 70; ++i) {
+    const auto ref = reference_series(plan, f.packed, 3001, i);
+    for (std::size_t t = 0; t < common; ++t) bad += rows[t * 70 + i] == ref[t] ? 0 : 1;
+  }
+  CHECK(bad == 0);
+  // 16-bit: every column equals the 16-bit .tim of its DM, sample for sample
+  const auto r16 = run(fil.string() + " --dm 0:34.5:0.5 --gulp 1000 --format fil -B 16 -o " + (tmp / "q.fil").string());
+  INFO(r16.err);
+  REQUIRE(r16.exit_code == 0);
+  const auto rt = run(fil.string() + " --dm 0:34.5:0.5 --delay-model presto --format tim -B 16 -o " + (tmp / "q").string());
+  INFO(rt.err);
+  REQUIRE(rt.exit_code == 0);
+  auto q = FilterbankReader::open((tmp / "q.fil").string());
+  REQUIRE(q->header().nbits == 16);
+  std::vector<std::uint8_t> packed(common * 70 * 2);
+  REQUIRE(q->read_packed(packed.data(), common) == common);
+  bad = 0;
+  for (std::size_t i = 0; i < 70; i += 23) {
+    auto tim = FilterbankReader::open((tmp / fmt::format("q_DM{:.2f}.tim", dms[i])).string());
+    std::vector<std::uint8_t> col(common * 2);
+    REQUIRE(tim->read_packed(col.data(), common) == common);
+    for (std::size_t t = 0; t < common; ++t) bad += std::memcmp(&packed[(t * 70 + i) * 2], &col[t * 2], 2) == 0 ? 0 : 1;
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("dedisp tool: kill lists, --start/--nsamps, downsampling, zero-DM, baselines, automatic plan") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
