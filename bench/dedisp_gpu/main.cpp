@@ -11,6 +11,7 @@
 //   bench/dedisp_gpu --setups apertif --sweep quick
 //   bench/dedisp_gpu --setups apertif --gpu-config subband=8 --sweep subband
 //   bench/dedisp_gpu --gpu-config threads_time=128,items_dm=8 --sweep none
+//   bench/dedisp_gpu --setups apertif --sweep regs    # the 4 x 8 tile under each register cap
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -99,8 +100,8 @@ int main(int argc, char** argv) {
                  "comma-separated setups: apertif-512, apertif, apertif-4096, lofar, "
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
-  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband")
-      ->check(CLI::IsMember({"none", "quick", "full", "subband"}));
+  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband, regs")
+      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
   app.add_option("--sweep-top", sweep_top, "sweep points printed, the fastest first");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
@@ -236,7 +237,29 @@ int main(int argc, char** argv) {
           }
         }
       }
-      for (int a : sweep == "subband" ? std::vector<int>{} : tt) {
+      if (sweep == "regs") {
+        // The 4 x 8 tile under each compiled register cap, with the block and staging shapes
+        // that change how many blocks share an SM.
+        for (int cap : {128, 168, 255}) {
+          for (int a : {32, 64}) {
+            for (int b : {2, 4}) {
+              for (int f : {8, 16, 32}) {
+                for (int g : {2, 3}) {
+                  configs.push_back({{"subband", "0"},
+                                     {"max_regs", std::to_string(cap)},
+                                     {"threads_time", std::to_string(a)},
+                                     {"threads_dm", std::to_string(b)},
+                                     {"items_time", "4"},
+                                     {"items_dm", "8"},
+                                     {"chans_per_stage", std::to_string(f)},
+                                     {"stages", std::to_string(g)}});
+                }
+              }
+            }
+          }
+        }
+      }
+      for (int a : sweep == "subband" || sweep == "regs" ? std::vector<int>{} : tt) {
         for (int b : td) {
           if (a * b > props.max_threads_per_block) continue;
           for (int c : it) {

@@ -33,6 +33,9 @@ constexpr KeyInfo kKeys[] = {
     {"bulk_copy", 0, 1,
      "staged kernel on sm_90+: stage each channel row with one bulk (TMA) copy (1) or with 16-byte cp.async "
      "pieces from every thread (0)"},
+    {"max_regs", 0, 255,
+     "register cap of the staged kernel: 0 = automatic; items_time=4 items_dm=8 is compiled for 128 (four "
+     "128-thread blocks an SM), 168 and 255, smaller tiles for 128"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},
     {"pipeline", 2, 4, "gulps in flight (upload / compute / download overlap)"},
     {"max_device_mb", 0, 1 << 24, "device memory budget in MiB; 0 = what is free"},
@@ -103,6 +106,9 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
       c.shape.subband = static_cast<int>(v);
     } else if (key == "bulk_copy") {
       c.shape.bulk_copy = v == 1;
+    } else if (key == "max_regs") {
+      if (!one_of(v, {0, 128, 168, 255})) bad("must be 0 (automatic), 128, 168 or 255");
+      c.shape.max_regs = static_cast<int>(v);
     } else if (key == "gulp") {
       c.gulp = static_cast<std::size_t>(v);
     } else if (key == "pipeline") {
@@ -118,10 +124,11 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
 std::string to_gpu_config_string(const DedispGpuConfig& c) {
   return fmt::format(
       "threads_time={},threads_dm={},items_time={},items_dm={},chans_per_stage={},stages={},lanes={},flush_chans={},"
-      "mad_hi={},subband={},bulk_copy={},gulp={},pipeline={}{}",
+      "mad_hi={},subband={},bulk_copy={},max_regs={},gulp={},pipeline={}{}",
       c.shape.threads_time, c.shape.threads_dm, c.shape.items_time, c.shape.items_dm, c.shape.chans_per_stage,
       c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.shape.subband, c.shape.bulk_copy ? 1 : 0,
-      c.gulp, c.pipeline, c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
+      c.shape.max_regs, c.gulp, c.pipeline,
+      c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
 }
 
 }  // namespace fastpsr::cuda

@@ -70,6 +70,8 @@ class DedispEngine {
  private:
   void resolve_lanes();
   void choose_shape();
+  /// Sets best.max_regs (and, with a cap, chans_per_stage) unless given; checks a given cap.
+  void choose_register_cap(KernelShape& best, int span) const;
   void choose_subband_shape();
   void choose_gulp(std::size_t requested_in, int slots);
   [[nodiscard]] std::size_t bytes_for(std::size_t gulp_ds, int slots) const;

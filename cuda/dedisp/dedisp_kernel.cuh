@@ -93,13 +93,13 @@ __device__ __forceinline__ void bulk_copy(void* dst_shared, const void* src_glob
 }
 #endif
 
-/// Register cap of the kernel for a T x MD tile: 16 accumulators fit 128 registers (two 256-thread
-/// blocks per SM; left alone, ptxas takes ~150 for the bulk path and a block then runs alone),
-/// larger tiles take what they need.
-constexpr int max_registers(int items) { return items <= 16 ? 128 : 255; }
+/// Default register cap of the kernel for a T x MD tile: 16 accumulators fit 128 registers (two
+/// 256-thread blocks per SM; left alone, ptxas takes ~150 for the bulk path and a block then runs
+/// alone), larger tiles take what they need unless a cap (CAP > 0, see kRegisterCaps) is compiled.
+constexpr int max_registers(int items, int cap) { return cap > 0 ? cap : (items <= 16 ? 128 : 255); }
 
-template <class P, int T, int MD>
-__global__ void __maxnreg__(max_registers(T* MD)) dedisp_kernel(const DedispKernelParams p) {
+template <class P, int T, int MD, int CAP = 0>
+__global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const DedispKernelParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
@@ -260,6 +260,14 @@ cudaError_t kernel_fn_op(Kernel* fn, int op, const KernelShape& s, const DedispK
 template <class P, int T, int MD>
 cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
                       cudaStream_t stream, KernelAttributes* attrs) {
+  if constexpr (T * MD > 16) {
+    // The large tile: its default (255) or one of the compiled caps.
+    if (s.max_regs == 128) return kernel_fn_op(dedisp_kernel<P, T, MD, 128>, op, s, p, shared_bytes, stream, attrs);
+    if (s.max_regs == 168) return kernel_fn_op(dedisp_kernel<P, T, MD, 168>, op, s, p, shared_bytes, stream, attrs);
+    if (s.max_regs != 0 && s.max_regs != 255) return cudaErrorInvalidValue;
+  } else {
+    if (s.max_regs != 0 && s.max_regs != 128) return cudaErrorInvalidValue;
+  }
   return kernel_fn_op(dedisp_kernel<P, T, MD>, op, s, p, shared_bytes, stream, attrs);
 }
 

@@ -23,6 +23,7 @@ struct KernelShape {
   int stages = 2;            ///< shared-memory stages (1: no overlap, 2: double buffering, 3)
   int subband = 0;           ///< 0: the staged kernel; G > 0: the subband kernel, G channels per unit
   bool bulk_copy = true;     ///< staged kernel on sm_90+: rows staged by bulk (TMA) copies, not cp.async
+  int max_regs = 0;          ///< register cap of the staged kernel: 0 = its default, else one of kRegisterCaps
   [[nodiscard]] int tile_words() const noexcept { return threads_time * items_time; }
   [[nodiscard]] int dms_per_block() const noexcept { return threads_dm * items_dm; }
   [[nodiscard]] int threads() const noexcept { return threads_time * threads_dm; }
@@ -31,6 +32,10 @@ struct KernelShape {
 /// The items_time and items_dm values with a compiled kernel.
 constexpr int kItemsTime[] = {1, 2, 4};
 constexpr int kItemsDm[] = {1, 2, 4, 8};
+/// Register caps compiled for the 4 x 8 tile (32 accumulators) besides its default (255): 128
+/// regs run four 128-thread blocks per SM (the totals then live in local memory), 168 three.
+/// Smaller tiles are compiled at 128 only.
+constexpr int kRegisterCaps[] = {128, 168, 255};
 
 struct DedispKernelParams {
   const std::uint32_t* g = nullptr;  ///< prepared input, nkept rows of g_row_words words

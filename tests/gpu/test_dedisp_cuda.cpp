@@ -221,6 +221,23 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
       }
     }
   }
+  // The 4 x 8 tile's register caps (128 spills the totals to local memory), every lane mode.
+  for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
+    for (const char* cap : {"128", "168", "255"}) {
+      Config cfg = {
+          {"subband", "0"},    {"items_time", "4"}, {"items_dm", "8"},         {"threads_time", "32"},
+          {"threads_dm", "4"}, {"max_regs", cap},   {"chans_per_stage", "16"}, {"bulk_copy", std::to_string(i % 2)}};
+      const bool is_float = std::string(lanes) == "float";
+      if (std::string(lanes) == "4mad") {
+        cfg["lanes"] = "4";
+        cfg["mad_hi"] = "1";
+      } else if (!is_float) {
+        cfg["lanes"] = lanes;
+      }
+      check_case(is_float ? pf : p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i));
+      ++i;
+    }
+  }
 }
 
 TEST_CASE("cuda dedisp: the subband kernel, every compiled variant, shapes, streaming") {
@@ -371,6 +388,9 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
                                                {{"subband", "8"}, {"flush_chans", "7"}},
                                                {{"subband", "8"}, {"mad_hi", "1"}},
                                                {{"bulk_copy", "2"}},
+                                               {{"max_regs", "100"}},
+                                               {{"items_dm", "4"}, {"max_regs", "168"}},
+                                               {{"subband", "8"}, {"max_regs", "128"}},
                                                {{"subband", "8"}, {"lanes", "2"}},
                                                {{"subband", "4"}, {"threads_time", "512"}, {"threads_dm", "1"}}}) {
     expect_error(p8, bad, ErrorCode::invalid_argument);
