@@ -138,7 +138,7 @@ __global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const Dedis
     copy_commit();
   };
 
-  tiling::ThreadTile<P, T, MD> acc;
+  tiling::ThreadTile<P, T, MD, (CAP > 0 && CAP < 255 && T * MD > 16)> acc;
   acc.aux = p.hi_multiplier;
   const int word0 = tiling::tile_word(tx, 0, T);
   auto add_chunk = [&](int chunk) {

@@ -254,7 +254,11 @@ FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t byt
 }
 
 /// The accumulators of one thread: items_dm DMs x items_time words, and the flush countdown.
-template <class P, int T, int MD>
+/// With LocalTotals the totals are indexed through an index the compiler cannot see through, so
+/// they live in local memory (touched once a flush, every ~256 channels for 8-bit data) and the
+/// registers of a capped kernel hold the lane sums, which every channel adds to, instead of
+/// whatever ptxas would otherwise spill.
+template <class P, int T, int MD, bool LocalTotals = false>
 struct ThreadTile {
   typename P::Partial part[MD][T];
   typename P::Total total[MD][T];
@@ -265,7 +269,17 @@ struct ThreadTile {
     FASTPSR_UNROLL
     for (int j = 0; j < MD; ++j) {
       FASTPSR_UNROLL
-      for (int k = 0; k < T; ++k) P::flush(total[j][k], part[j][k]);
+      for (int k = 0; k < T; ++k) {
+        if constexpr (LocalTotals) {
+          int index = j * T + k;
+#ifdef __CUDA_ARCH__
+          asm volatile("" : "+r"(index));  // opaque: forces `total` into (addressable) local memory
+#endif
+          P::flush((&total[0][0])[index], part[j][k]);
+        } else {
+          P::flush(total[j][k], part[j][k]);
+        }
+      }
     }
     since_flush = 0;
   }
