@@ -138,7 +138,10 @@ __global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const Dedis
     copy_commit();
   };
 
-  tiling::ThreadTile<P, T, MD, (CAP > 0 && CAP < 255 && T * MD > 16)> acc;
+  constexpr bool kLocalTotals = CAP > 0 && CAP < 255 && T * MD > 16;
+  tiling::ThreadTile<P, T, MD, kLocalTotals> acc;
+  typename P::Total local_totals[kLocalTotals ? MD : 1][kLocalTotals ? T : 1];
+  if constexpr (kLocalTotals) acc.bind(local_totals);
   acc.aux = p.hi_multiplier;
   const int word0 = tiling::tile_word(tx, 0, T);
   auto add_chunk = [&](int chunk) {

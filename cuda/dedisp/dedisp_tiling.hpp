@@ -25,6 +25,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -254,16 +255,21 @@ FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t byt
 }
 
 /// The accumulators of one thread: items_dm DMs x items_time words, and the flush countdown.
-/// With LocalTotals the totals are indexed through an index the compiler cannot see through, so
-/// they live in local memory (touched once a flush, every ~256 channels for 8-bit data) and the
-/// registers of a capped kernel hold the lane sums, which every channel adds to, instead of
-/// whatever ptxas would otherwise spill.
+/// With LocalTotals the totals are not members but an array of the caller's (bind()), indexed in
+/// the flush through an index the compiler cannot see through, so that array lives in local
+/// memory (touched once a flush, every ~256 channels for 8-bit data) while the lane sums, which
+/// every channel adds to, stay in the registers of a capped kernel. (As a member, the address
+/// taken would put the whole tile, lane sums included, in local memory: 5x slower.)
 template <class P, int T, int MD, bool LocalTotals = false>
 struct ThreadTile {
+  using Totals = typename P::Total[MD][T];
   typename P::Partial part[MD][T];
-  typename P::Total total[MD][T];
+  std::conditional_t<LocalTotals, typename P::Total (*)[T], Totals> total;
   int since_flush = 0;
   std::uint32_t aux = 0;  ///< passed to the lane adds (Lanes4Mad: 2^24, from a kernel parameter)
+
+  /// LocalTotals only: the totals array, zeroed by its constructors, outliving this tile's use.
+  FASTPSR_HD void bind(Totals& totals) { total = totals; }
 
   FASTPSR_HD void flush_all() {
     FASTPSR_UNROLL
@@ -273,9 +279,9 @@ struct ThreadTile {
         if constexpr (LocalTotals) {
           int index = j * T + k;
 #ifdef __CUDA_ARCH__
-          asm volatile("" : "+r"(index));  // opaque: forces `total` into (addressable) local memory
+          asm volatile("" : "+r"(index));  // opaque: keeps the totals in (addressable) local memory
 #endif
-          P::flush((&total[0][0])[index], part[j][k]);
+          P::flush(total[index / T][index % T], part[j][k]);
         } else {
           P::flush(total[j][k], part[j][k]);
         }
