@@ -348,7 +348,7 @@ int run(int argc, char** argv) {
         configs.push_back({F, {{"path", "custom"}, {"fft_len", len}, {"fft_radix", radix}}});
     }
     for (const char* spb : {"1", "4", "8"}) configs.push_back({F, {{"path", "custom"}, {"segs_per_block", spb}}});
-    for (const char* hs : {"tiled", "gather"}) {
+    for (const char* hs : {"pipe", "tiled", "gather"}) {
       for (const char* hr : {"4", "8", "16"}) {
         for (const char* ht : {"128", "256"})
           configs.push_back({F, {{"path", "custom"}, {"hs", hs}, {"hs_rows", hr}, {"hs_threads", ht}}});

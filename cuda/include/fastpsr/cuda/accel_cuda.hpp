@@ -35,10 +35,13 @@
 ///                       products).
 ///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
 ///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
-///   hs=auto|tiled|gather  harmonic-sum kernel: tiled copies each stage's sub-harmonic windows
-///                       of a block's tile into shared memory first; gather reads every term
-///                       through the caches. Both give identical hits. auto (default): tiled when
-///                       its shared memory fits the device, else gather.
+///   hs=auto|pipe|tiled|gather  harmonic-sum kernel: tiled copies the sub-harmonic windows of a
+///                       block's tile into shared memory first; pipe (sm_90 or newer; hs_rows 4,
+///                       8 or 16) does the same in persistent blocks that copy the next tile's
+///                       windows by bulk copies while they sum the current one; gather reads
+///                       every term through the caches. All give identical hits. auto (default):
+///                       pipe where the device and shape allow it, else tiled when its shared
+///                       memory fits the device, else gather.
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
@@ -58,7 +61,7 @@ namespace fastpsr::cuda {
 
 enum class AccelGpuPath { custom, cufft };
 enum class AccelPlaneStorage { f32, f16 };
-enum class AccelHarmonicKernel { automatic, tiled, gather };
+enum class AccelHarmonicKernel { automatic, tiled, gather, pipe };
 
 /// --gpu-config as parsed (0 where the device and problem decide).
 struct AccelGpuSettings {
