@@ -48,8 +48,6 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       FASTPSR_EXPECTS(s.hs_threads % 32 == 0, "--gpu-config hs_threads={}: must be a multiple of 32", value);
     } else if (key == "hs_rows") {
       s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
-    } else if (key == "hs_split") {
-      s.hs_split = parse_choice(key, value, {1, 2, 4});
     } else if (key == "hs") {
       FASTPSR_EXPECTS(value == "auto" || value == "pipe" || value == "tiled" || value == "gather",
                       "--gpu-config hs={}: must be auto, pipe, tiled or gather", value);
@@ -63,11 +61,10 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
       s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
     } else {
-      throw Error(
-          ErrorCode::invalid_argument,
-          fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
-                      "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs_split, hs, hits, plane)",
-                      key));
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
+                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs, hits, plane)",
+                              key));
     }
   }
   return s;

@@ -130,24 +130,21 @@ struct PipeLayout {
   int rows = 0;
 };
 int pipe_window_pitch(int threads, int h, int s, PlaneFormat format);
-/// The same sums, thresholds and hits as launch_harmonic_sums (bit-identical). A tile is `threads`
-/// rk (a multiple of 32) x `rows` z (4, 8 or 16); `split` threads (1, 2 or 4, at least 2 rows
-/// each) share a tile column, so a block has threads x split threads. At most 6 stages; the plane
-/// 16-byte aligned. The grid is sized from the kernel's occupancy on `multiprocessors` SMs (whole
-/// waves of resident blocks, as nearly as the chunks of the rk range allow).
+/// The same sums, thresholds and hits as launch_harmonic_sums (bit-identical). rows: 4, 8 or 16;
+/// threads: a multiple of 32; at most 6 stages; the plane 16-byte aligned. The grid is sized from
+/// the kernel's occupancy on `multiprocessors` SMs (whole waves of resident blocks).
 cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, const int* sub_zi,
                                       const HarmonicGeometry& g, const PipeLayout& layout, DeviceHit* hits,
                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
-                                      int split, int batch, int multiprocessors, cudaStream_t stream);
-/// The pipe kernel for `rows` and `split` (either format): whether it was built for this device
-/// (sm_90 or newer; false for shapes not built), its static shared memory and the most threads a
-/// block may have with its registers.
+                                      int batch, int multiprocessors, cudaStream_t stream);
+/// The pipe kernel for `rows` (either format): whether it was built for this device (sm_90 or
+/// newer), its static shared memory and the most threads a block may have with its registers.
 struct PipeKernelLimits {
   bool available = false;
   std::size_t static_smem_bytes = 0;
   int max_threads = 0;
 };
-PipeKernelLimits harmonic_sums_pipe_limits(int rows, int split);
+PipeKernelLimits harmonic_sums_pipe_limits(int rows);
 /// Dynamic shared memory of the pipe kernel: two buffers and the band's copy list.
 inline std::size_t pipe_dynamic_smem_bytes(const PipeLayout& layout, int stages, PlaneFormat format) {
   const std::size_t value = format == PlaneFormat::f16 ? 2 : 4;

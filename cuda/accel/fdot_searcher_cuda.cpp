@@ -247,22 +247,20 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   sub_zi_host_ = accel_sub_zi_table(p_);
   format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
   if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
-    const bool shape = (s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16) && s_.hs_rows / s_.hs_split >= 2;
-    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows, s_.hs_split) : PipeKernelLimits{};
+    const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
+    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
     std::size_t smem = 0;
     if (shape) {
       pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows, format_);
       smem = pipe_dynamic_smem_bytes(pipe_layout_, p_.stages(), format_) + limits.static_smem_bytes;
     }
-    const int block = s_.hs_threads * s_.hs_split;
-    const bool fits = limits.available && smem <= props.shared_per_block_optin && block <= limits.max_threads &&
-                      block <= props.max_threads_per_block;
+    const bool fits = limits.available && smem <= props.shared_per_block_optin && s_.hs_threads <= limits.max_threads;
     FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
-                    "--gpu-config hs=pipe: needs hs_rows 4, 8 or 16 (it is {}) with at least 2 a thread (hs_split "
-                    "{}) and a device of sm_90 or newer ({}), and {} rk x {} rows a block need {} bytes of shared "
-                    "memory and {} threads, the device allows {} bytes and the kernel's registers {} threads",
-                    s_.hs_rows, s_.hs_split, limits.available ? "it is" : "it is not", s_.hs_threads, s_.hs_rows, smem,
-                    block, props.shared_per_block_optin, std::min(limits.max_threads, props.max_threads_per_block));
+                    "--gpu-config hs=pipe: needs hs_rows 4, 8 or 16 (it is {}) and a device of sm_90 or newer ({}), "
+                    "and {} rk x {} rows a block need {} bytes of shared memory and {} threads, the device allows "
+                    "{} bytes and the kernel's registers {} threads",
+                    s_.hs_rows, limits.available ? "it is" : "it is not", s_.hs_threads, s_.hs_rows, smem,
+                    s_.hs_threads, props.shared_per_block_optin, limits.max_threads);
     if (fits) s_.hs = AccelHarmonicKernel::pipe;
   }
   if (s_.hs == AccelHarmonicKernel::tiled || s_.hs == AccelHarmonicKernel::automatic) {
@@ -518,8 +516,8 @@ void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g
                                     unsigned long long* counts, int batch) {
   if (s_.hs == AccelHarmonicKernel::pipe) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_pipe(plane, format_, sub_zi_.get(), g, pipe_layout_, hits, counts, capacity_,
-                                               s_.hs_threads, s_.hs_rows, s_.hs_split, batch,
-                                               selection_.props.multiprocessors, compute_.get()));
+                                               s_.hs_threads, s_.hs_rows, batch, selection_.props.multiprocessors,
+                                               compute_.get()));
   } else if (s_.hs == AccelHarmonicKernel::tiled) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
                                                 capacity_, s_.hs_threads, s_.hs_rows, batch, compute_.get()));
@@ -687,14 +685,6 @@ std::string CudaSearcher::describe() const {
   } else {
     path = fmt::format("cuFFT path ({} plane rows a batched inverse FFT)", s_.zchunk);
   }
-  const std::string harmonic_kernel =
-      s_.hs == AccelHarmonicKernel::pipe
-          ? fmt::format(
-                "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk "
-                "copies, {} thread{} a column",
-                s_.hs_split, s_.hs_split == 1 ? "" : "s")
-      : s_.hs == AccelHarmonicKernel::tiled ? std::string("tiled, sub-harmonic windows in shared memory")
-                                            : std::string("gather");
   return fmt::format(
       "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
       "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}; "
@@ -704,7 +694,11 @@ std::string CudaSearcher::describe() const {
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
       s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
-      harmonic_kernel, s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
+      s_.hs == AccelHarmonicKernel::pipe
+          ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies"
+      : s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory"
+                                            : "gather",
+      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
       gib(static_cast<double>(device_bytes_)));
 }
 

@@ -84,8 +84,7 @@ __host__ __device__ constexpr int pipe_pitch(int threads, int h, int s, int per1
   return ((((threads - 1) * h) >> s) + 2 + per16 - 1 + per16 - 1) / per16 * per16;
 }
 
-// Rows: z rows of a tile; Split: threads per rk column of the tile (each sums Rows / Split rows).
-template <int Rows, int Split, typename P>
+template <int Rows, typename P>
 __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi,
                                          HarmonicGeometry g, PipeLayout layout, int chunks,
                                          DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
@@ -99,12 +98,8 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   __shared__ int term_first[kTiledMaxTerms + 1];
   __shared__ __align__(8) unsigned long long full[2];
 
-  constexpr int kMine = Rows / Split;  // rows a thread sums
-  const int block = static_cast<int>(blockDim.x);
+  const int threads = static_cast<int>(blockDim.x);
   const int tid = static_cast<int>(threadIdx.x);
-  const int threads = block / Split;  // rk a tile (a multiple of 32: a warp has one part)
-  const int column_id = tid % threads;
-  const int part = tid / threads;
   const int terms = (1 << (g.stages - 1)) - 1;
   const int bands = (g.numz + Rows - 1) / Rows;
   const int band = static_cast<int>(blockIdx.x % static_cast<unsigned>(bands));
@@ -124,7 +119,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   int2* list = reinterpret_cast<int2*>(smem + 2 * buffer_bytes);  // per window row: (byte offset, row | term << 16)
 
   // The band's tables, once: rows of each term and where the top rows' sub-harmonic rows lie.
-  for (int t = tid; t < terms; t += block) {
+  for (int t = tid; t < terms; t += threads) {
     const int s = 32 - __clz(t + 1);
     const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
     const int* rows_of_term = sub_zi + t * g.numz;
@@ -141,8 +136,8 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     }
   }
   if (tid == 0) {
-    barrier_init(smem_address(&full[0]), static_cast<unsigned>(block));
-    barrier_init(smem_address(&full[1]), static_cast<unsigned>(block));
+    barrier_init(smem_address(&full[0]), static_cast<unsigned>(threads));
+    barrier_init(smem_address(&full[1]), static_cast<unsigned>(threads));
     barrier_init_fence();
   }
   __syncthreads();
@@ -160,7 +155,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     const int s = 32 - __clz(t + 1);
     const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
     const int pitch = pipe_pitch(threads, h, s, kPer16);
-    for (int j = tid; j < term_rows[t]; j += block) {
+    for (int j = tid; j < term_rows[t]; j += threads) {
       list[term_first[t] + j] =
           make_int2((layout.offset[t] + j * pitch) * static_cast<int>(sizeof(P)), (term_row0[t] + j) | (t << 16));
     }
@@ -176,7 +171,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     const unsigned bar = smem_address(&full[buf]);
     const unsigned dst = smem_base + static_cast<unsigned>(buf) * buffer_bytes;
     fence_proxy_async();
-    for (int q = tid; q < list_rows; q += block) {
+    for (int q = tid; q < list_rows; q += threads) {
       const int2 e = list[q];
       const int t = e.y >> 16;
       const int row = e.y & 0xffff;
@@ -197,40 +192,39 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     barrier_arrive(bar);
   };
   // The highest harmonic's own powers of `tile` (idle threads load the last rk's).
-  const int my_z = z_first + part * kMine;  // this thread's first row
-  auto load_own = [&](long long tile, float(&out)[kMine]) {
+  auto load_own = [&](long long tile, float(&out)[Rows]) {
     const long long r_first = g.rk_lo + tile * threads;
     const long long r_last = min(r_first + threads, g.rk_hi) - 1;
-    const long long rk = min(r_first + column_id, r_last);
+    const long long rk = min(r_first + tid, r_last);
 #pragma unroll
-    for (int r = 0; r < kMine; ++r) {
-      out[r] = PlaneIo<P>::load(pl + min(my_z + r, z_last) * g.plane_cols + (rk - g.plane_base));
+    for (int r = 0; r < Rows; ++r) {
+      out[r] = PlaneIo<P>::load(pl + min(z_first + r, z_last) * g.plane_cols + (rk - g.plane_base));
     }
   };
 
-  float next[kMine];
+  float next[Rows];
   issue(tile_begin, 0);
   load_own(tile_begin, next);
   const unsigned base_lo = static_cast<unsigned>(g.plane_base);
   int i = 0;
   for (long long tile = tile_begin; tile < tile_end; ++tile, ++i) {
     const int buf = i & 1;
-    float acc[kMine];
+    float acc[Rows];
 #pragma unroll
-    for (int r = 0; r < kMine; ++r) acc[r] = next[r];
+    for (int r = 0; r < Rows; ++r) acc[r] = next[r];
     const long long r_first = g.rk_lo + tile * threads;
     const long long r_last = min(r_first + threads, g.rk_hi) - 1;
-    const bool valid = r_first + column_id <= r_last;
-    const long long rk = valid ? r_first + column_id : r_last;  // idle threads still take part in the votes
+    const bool valid = r_first + tid <= r_last;
+    const long long rk = valid ? r_first + tid : r_last;  // idle threads still take part in the votes
     if (tile + 1 < tile_end) {
       issue(tile + 1, buf ^ 1);
       load_own(tile + 1, next);
     }
-    emit_hits(acc, 0, g.powcut[0], rk, valid, my_z, g.numz, my_hits, my_count, capacity);
+    emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
     barrier_wait(smem_address(&full[buf]), static_cast<unsigned>(i >> 1) & 1U);
 
     const unsigned first_lo = static_cast<unsigned>(r_first);
-    const unsigned my = static_cast<unsigned>(rk - r_first);  // the thread's rk in the tile
+    const unsigned my = static_cast<unsigned>(rk - r_first);
     const unsigned char* window = smem + static_cast<unsigned>(buf) * buffer_bytes;
 #pragma unroll
     for (int s = 1; s < kPipeMaxStages; ++s) {
@@ -244,11 +238,11 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
         const unsigned column = (((u & (H - 1U)) + my * static_cast<unsigned>(h)) >> s) +
                                 (((u >> s) - base_lo) & static_cast<unsigned>(kPer16 - 1));
         const unsigned char* w = window + column * static_cast<unsigned>(sizeof(P));
-        int offsets[kMine];
-        if constexpr (kMine % 4 == 0) {
+        int offsets[Rows];
+        if constexpr (Rows % 4 == 0) {
 #pragma unroll
-          for (int k = 0; k < kMine / 4; ++k) {
-            const int4 o = reinterpret_cast<const int4*>(row_offset[t] + part * kMine)[k];
+          for (int k = 0; k < Rows / 4; ++k) {
+            const int4 o = reinterpret_cast<const int4*>(row_offset[t])[k];
             offsets[4 * k] = o.x;
             offsets[4 * k + 1] = o.y;
             offsets[4 * k + 2] = o.z;
@@ -256,12 +250,12 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
           }
         } else {
 #pragma unroll
-          for (int r = 0; r < kMine; ++r) offsets[r] = row_offset[t][part * kMine + r];
+          for (int r = 0; r < Rows; ++r) offsets[r] = row_offset[t][r];
         }
 #pragma unroll
-        for (int r = 0; r < kMine; ++r) acc[r] = PipeValue<P>::add(acc[r], *reinterpret_cast<const P*>(w + offsets[r]));
+        for (int r = 0; r < Rows; ++r) acc[r] = PipeValue<P>::add(acc[r], *reinterpret_cast<const P*>(w + offsets[r]));
       }
-      emit_hits(acc, s, g.powcut[s], rk, valid, my_z, g.numz, my_hits, my_count, capacity);
+      emit_hits(acc, s, g.powcut[s], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
     }
     __syncthreads();  // buffer `buf` is read: the next iteration's copies may overwrite it
   }
@@ -278,21 +272,20 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
 #endif
 }
 
-template <typename P, int Rows, int Split>
-cudaError_t launch_shape(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
-                         DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
-                         int batch, int multiprocessors, cudaStream_t stream) {
-  const auto kernel = harmonic_sum_pipe_kernel<Rows, Split, P>;
+template <typename P, int Rows>
+cudaError_t launch_rows(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
+                        DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
+                        int batch, int multiprocessors, cudaStream_t stream) {
+  const auto kernel = harmonic_sum_pipe_kernel<Rows, P>;
   const std::size_t smem =
       pipe_dynamic_smem_bytes(layout, g.stages, sizeof(P) == 2 ? PlaneFormat::f16 : PlaneFormat::f32);
-  const int block = threads * Split;
   cudaError_t status =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (status != cudaSuccess) return status;
   status = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
   if (status != cudaSuccess) return status;
   int per_sm = 0;
-  status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
+  status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
   if (status != cudaSuccess) return status;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   // Lanes (spectrum x chunk x band) in whole waves of the resident blocks, as nearly as chunks allow.
@@ -313,39 +306,36 @@ cudaError_t launch_shape(const P* plane, const int* sub_zi, const HarmonicGeomet
     }
   }
   if (chunks * per_chunk >= (1LL << 31)) return cudaErrorInvalidConfiguration;
-  kernel<<<static_cast<unsigned>(chunks * per_chunk), block, smem, stream>>>(
+  kernel<<<static_cast<unsigned>(chunks * per_chunk), threads, smem, stream>>>(
       plane, sub_zi, g, layout, static_cast<int>(chunks), hits, counts, capacity);
   return cudaGetLastError();
 }
 
-// The shapes built: rows 4, 8, 16 a tile, 1, 2 or 4 threads a column, at least 2 rows a thread.
 template <typename P>
 cudaError_t launch_typed(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
                          DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
-                         int rows, int split, int batch, int multiprocessors, cudaStream_t stream) {
-#define FASTPSR_PIPE_SHAPE(R, S)                                                                                    \
-  if (rows == (R) && split == (S)) {                                                                                \
-    return launch_shape<P, R, S>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors, \
-                                 stream);                                                                           \
+                         int rows, int batch, int multiprocessors, cudaStream_t stream) {
+  switch (rows) {
+    case 4:
+      return launch_rows<P, 4>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                               stream);
+    case 8:
+      return launch_rows<P, 8>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                               stream);
+    case 16:
+      return launch_rows<P, 16>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                                stream);
+    default:
+      return cudaErrorInvalidValue;
   }
-  FASTPSR_PIPE_SHAPE(4, 1)
-  FASTPSR_PIPE_SHAPE(4, 2)
-  FASTPSR_PIPE_SHAPE(8, 1)
-  FASTPSR_PIPE_SHAPE(8, 2)
-  FASTPSR_PIPE_SHAPE(8, 4)
-  FASTPSR_PIPE_SHAPE(16, 1)
-  FASTPSR_PIPE_SHAPE(16, 2)
-  FASTPSR_PIPE_SHAPE(16, 4)
-#undef FASTPSR_PIPE_SHAPE
-  return cudaErrorInvalidValue;
 }
 
-template <int Rows, int Split>
+template <int Rows>
 PipeKernelLimits limits_of() {
   cudaFuncAttributes f32{};
   cudaFuncAttributes f16{};
-  if (cudaFuncGetAttributes(&f32, harmonic_sum_pipe_kernel<Rows, Split, float>) != cudaSuccess ||
-      cudaFuncGetAttributes(&f16, harmonic_sum_pipe_kernel<Rows, Split, __half>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&f32, harmonic_sum_pipe_kernel<Rows, float>) != cudaSuccess ||
+      cudaFuncGetAttributes(&f16, harmonic_sum_pipe_kernel<Rows, __half>) != cudaSuccess) {
     return {};
   }
   PipeKernelLimits l;
@@ -361,35 +351,33 @@ int pipe_window_pitch(int threads, int h, int s, PlaneFormat format) {
   return pipe_pitch(threads, h, s, format == PlaneFormat::f16 ? 8 : 4);
 }
 
-PipeKernelLimits harmonic_sums_pipe_limits(int rows, int split) {
-#define FASTPSR_PIPE_SHAPE(R, S) \
-  if (rows == (R) && split == (S)) return limits_of<R, S>();
-  FASTPSR_PIPE_SHAPE(4, 1)
-  FASTPSR_PIPE_SHAPE(4, 2)
-  FASTPSR_PIPE_SHAPE(8, 1)
-  FASTPSR_PIPE_SHAPE(8, 2)
-  FASTPSR_PIPE_SHAPE(8, 4)
-  FASTPSR_PIPE_SHAPE(16, 1)
-  FASTPSR_PIPE_SHAPE(16, 2)
-  FASTPSR_PIPE_SHAPE(16, 4)
-#undef FASTPSR_PIPE_SHAPE
-  return {};
+PipeKernelLimits harmonic_sums_pipe_limits(int rows) {
+  switch (rows) {
+    case 4:
+      return limits_of<4>();
+    case 8:
+      return limits_of<8>();
+    case 16:
+      return limits_of<16>();
+    default:
+      return {};
+  }
 }
 
 cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, const int* sub_zi,
                                       const HarmonicGeometry& g, const PipeLayout& layout, DeviceHit* hits,
                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
-                                      int split, int batch, int multiprocessors, cudaStream_t stream) {
-  if (g.stages < 1 || g.stages > kPipeMaxStages || threads < 32 || threads % 32 != 0 || multiprocessors < 1 ||
-      batch < 1 || g.plane_cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
+                                      int batch, int multiprocessors, cudaStream_t stream) {
+  if (g.stages < 1 || g.stages > kPipeMaxStages || threads < 32 || multiprocessors < 1 || batch < 1 ||
+      g.plane_cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
     return cudaErrorInvalidValue;
   }
   if (format == PlaneFormat::f16) {
     return launch_typed(static_cast<const __half*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows,
-                        split, batch, multiprocessors, stream);
+                        batch, multiprocessors, stream);
   }
-  return launch_typed(static_cast<const float*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows, split,
-                      batch, multiprocessors, stream);
+  return launch_typed(static_cast<const float*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows, batch,
+                      multiprocessors, stream);
 }
 
 }  // namespace fastpsr::cuda::accel

@@ -490,7 +490,6 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
   struct Shape {
     const char* threads;
     const char* rows;
-    const char* split;
   };
   for (const int numharm : {1, 4, 16, 32}) {
     const auto p = make_problem(numbins, 50, numharm, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F, 90.0F});
@@ -499,14 +498,9 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
       CAPTURE(plane);
       const auto base = by_key(gpu_hits(p, x, {{"hs", "tiled"}, {"plane", plane}}));
       CHECK(base.size() > 50);
-      for (const Shape& shape :
-           {Shape{"128", "16", "1"}, Shape{"64", "16", "2"}, Shape{"256", "8", "1"}, Shape{"96", "8", "4"},
-            Shape{"32", "4", "1"}, Shape{"128", "4", "2"}, Shape{"128", "16", "4"}}) {
-        const Config c = {{"hs", "pipe"},
-                          {"hs_threads", shape.threads},
-                          {"hs_rows", shape.rows},
-                          {"hs_split", shape.split},
-                          {"plane", plane}};
+      for (const Shape& shape : {Shape{"128", "16"}, Shape{"64", "16"}, Shape{"256", "8"}, Shape{"96", "8"},
+                                 Shape{"32", "4"}, Shape{"128", "4"}}) {
+        const Config c = {{"hs", "pipe"}, {"hs_threads", shape.threads}, {"hs_rows", shape.rows}, {"plane", plane}};
         INFO("gpu-config " << describe(c));
         CHECK(by_key(gpu_hits(p, x, c)) == base);
       }
@@ -564,8 +558,6 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
       {{{"hs", "fast"}}, "hs=fast: must be auto, pipe, tiled or gather"},
       {{{"hs", "pipe"}, {"hs_rows", "2"}}, "hs=pipe: needs hs_rows 4, 8 or 16 (it is 2)"},
-      {{{"hs", "pipe"}, {"hs_rows", "4"}, {"hs_split", "4"}}, "with at least 2 a thread (hs_split 4)"},
-      {{{"hs_split", "3"}}, "hs_split=3: must be one of 1, 2, 4"},
   };
   for (const auto& [config, message] : bad) {
     INFO("gpu-config " << describe(config));

@@ -34,11 +34,7 @@
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
 ///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
-///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16; with hs=pipe the rows of a
-///                       tile, shared by hs_split threads).
-///   hs_split=1|2|4      hs=pipe: threads per rk column of a tile (each sums hs_rows / hs_split
-///                       rows, at least 2; a block has hs_threads x hs_split threads; default 1).
-///                       The other kernels ignore it.
+///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
 ///   hs=auto|pipe|tiled|gather  harmonic-sum kernel: tiled copies the sub-harmonic windows of a
 ///                       block's tile into shared memory first; pipe (sm_90 or newer; hs_rows 4,
 ///                       8 or 16) does the same in persistent blocks that copy the next tile's
@@ -77,7 +73,6 @@ struct AccelGpuSettings {
   int zchunk = 0;
   int hs_threads = 128;
   int hs_rows = 16;
-  int hs_split = 1;
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
