@@ -235,6 +235,39 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
                     "--gpu-config fft_len={}: the cufft path transforms 128 to {} points, this is {}", s_.fft_len,
                     kCufftMaxPoints, m);
   }
+  sub_zi_host_ = accel_sub_zi_table(p_);
+  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
+  // The harmonic-sum kernel and, where hs_threads is not given, its tile width: pipe 256 rk (else
+  // 128 or 64 where the windows of 256 do not fit), tiled and gather 128.
+  const int given_threads = s_.hs_threads;
+  if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
+    const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
+    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
+    bool fits = false;
+    int threads = 0;
+    std::size_t smem = 0;
+    for (const int candidate : given_threads != 0 ? std::vector<int>{given_threads} : std::vector<int>{256, 128, 64}) {
+      threads = candidate;
+      if (shape) {
+        pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), threads, s_.hs_rows, format_);
+        smem = pipe_dynamic_smem_bytes(pipe_layout_, p_.stages(), format_) + limits.static_smem_bytes;
+      }
+      fits = limits.available && smem <= props.shared_per_block_optin && threads <= limits.max_threads &&
+             threads <= props.max_threads_per_block;
+      if (fits) break;
+    }
+    FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
+                    "--gpu-config hs=pipe: needs hs_rows 4, 8 or 16 (it is {}) and a device of sm_90 or newer ({}), "
+                    "and {} rk x {} rows a block need {} bytes of shared memory and {} threads, the device allows "
+                    "{} bytes and the kernel's registers {} threads",
+                    s_.hs_rows, limits.available ? "it is" : "it is not", threads, s_.hs_rows, smem, threads,
+                    props.shared_per_block_optin, std::min(limits.max_threads, props.max_threads_per_block));
+    if (fits) {
+      s_.hs = AccelHarmonicKernel::pipe;
+      s_.hs_threads = threads;
+    }
+  }
+  if (s_.hs != AccelHarmonicKernel::pipe && given_threads == 0) s_.hs_threads = 128;
   FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
                   "--gpu-config hs_threads={}: the device allows {} threads per block", s_.hs_threads,
                   props.max_threads_per_block);
@@ -244,25 +277,6 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   FASTPSR_EXPECTS(std::max(custom_blocks, harmonic_blocks) < (1LL << 31),
                   "accel (GPU): the problem needs more thread blocks than a launch allows: raise segs_per_block, "
                   "hs_threads or hs_rows");
-  sub_zi_host_ = accel_sub_zi_table(p_);
-  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
-  if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
-    const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
-    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
-    std::size_t smem = 0;
-    if (shape) {
-      pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows, format_);
-      smem = pipe_dynamic_smem_bytes(pipe_layout_, p_.stages(), format_) + limits.static_smem_bytes;
-    }
-    const bool fits = limits.available && smem <= props.shared_per_block_optin && s_.hs_threads <= limits.max_threads;
-    FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
-                    "--gpu-config hs=pipe: needs hs_rows 4, 8 or 16 (it is {}) and a device of sm_90 or newer ({}), "
-                    "and {} rk x {} rows a block need {} bytes of shared memory and {} threads, the device allows "
-                    "{} bytes and the kernel's registers {} threads",
-                    s_.hs_rows, limits.available ? "it is" : "it is not", s_.hs_threads, s_.hs_rows, smem,
-                    s_.hs_threads, props.shared_per_block_optin, limits.max_threads);
-    if (fits) s_.hs = AccelHarmonicKernel::pipe;
-  }
   if (s_.hs == AccelHarmonicKernel::tiled || s_.hs == AccelHarmonicKernel::automatic) {
     tiled_layout_ = tiled_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
     const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);

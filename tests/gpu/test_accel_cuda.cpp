@@ -596,9 +596,11 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   const bool sm90 = cuda::device_properties(0).sm_major >= 9;
   CHECK(text.find(sm90 ? "harmonic sums (pipe" : "harmonic sums (tiled") != std::string::npos);
   CHECK(custom->settings().hs == (sm90 ? cuda::AccelHarmonicKernel::pipe : cuda::AccelHarmonicKernel::tiled));
+  CHECK(custom->settings().hs_threads == (sm90 ? 256 : 128));
   auto tiled = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "tiled"}}), 0);
   CHECK(tiled->describe().find("harmonic sums (tiled") != std::string::npos);
   CHECK(tiled->settings().hs == cuda::AccelHarmonicKernel::tiled);
+  CHECK(tiled->settings().hs_threads == 128);
   CHECK(custom->device_bytes() > static_cast<std::size_t>(101) * 2 * (1 << 16) * 4);
   CHECK(custom->host_bytes() > 0);
   CHECK(custom->settings().fft_len > 0);

@@ -33,7 +33,8 @@
 ///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
-///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
+///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024; default 256 with
+///                       hs=pipe (128 or 64 where the windows of 256 do not fit), else 128).
 ///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
 ///   hs=auto|pipe|tiled|gather  harmonic-sum kernel: tiled copies the sub-harmonic windows of a
 ///                       block's tile into shared memory first; pipe (sm_90 or newer; hs_rows 4,
@@ -71,7 +72,7 @@ struct AccelGpuSettings {
   int fft_radix = 8;
   int segs_per_block = 2;
   int zchunk = 0;
-  int hs_threads = 128;
+  int hs_threads = 0;  ///< 0: the kernel's default
   int hs_rows = 16;
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
