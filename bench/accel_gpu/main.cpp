@@ -348,7 +348,8 @@ int run(int argc, char** argv) {
         configs.push_back({F, {{"path", "custom"}, {"fft_len", len}, {"fft_radix", radix}}});
     }
     for (const char* spb : {"1", "4", "8"}) configs.push_back({F, {{"path", "custom"}, {"segs_per_block", spb}}});
-    for (const char* hs : {"tiled", "gather"}) {
+    for (const char* hs : {"pipe", "tiled", "gather"}) {
+      if (std::strcmp(hs, "pipe") == 0 && props.sm_major < 9) continue;  // built for sm_90 and newer
       for (const char* hr : {"4", "8", "16"}) {
         for (const char* ht : {"128", "256"})
           configs.push_back({F, {{"path", "custom"}, {"hs", hs}, {"hs_rows", hr}, {"hs_threads", ht}}});

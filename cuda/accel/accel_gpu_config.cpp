@@ -49,9 +49,10 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else if (key == "hs_rows") {
       s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
     } else if (key == "hs") {
-      FASTPSR_EXPECTS(value == "auto" || value == "tiled" || value == "gather",
-                      "--gpu-config hs={}: must be auto, tiled or gather", value);
+      FASTPSR_EXPECTS(value == "auto" || value == "pipe" || value == "tiled" || value == "gather",
+                      "--gpu-config hs={}: must be auto, pipe, tiled or gather", value);
       s.hs = value == "auto"    ? AccelHarmonicKernel::automatic
+             : value == "pipe"  ? AccelHarmonicKernel::pipe
              : value == "tiled" ? AccelHarmonicKernel::tiled
                                 : AccelHarmonicKernel::gather;
     } else if (key == "hits") {

@@ -54,6 +54,26 @@ TiledLayout tiled_layout(const std::vector<std::int32_t>& sub_zi, int numz, int 
   return layout;
 }
 
+// The layout of the pipe kernel's buffers (accel_kernels.hpp's PipeLayout): the tiled layout with
+// each row's pitch rounded for 16-byte aligned bulk copies, and the count of window rows.
+PipeLayout pipe_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows,
+                       PlaneFormat format) {
+  PipeLayout layout;
+  int t = 0;
+  for (int s = 1; s < stages; ++s) {
+    const int H = 1 << s;
+    for (int h = 1; h < H; h += 2, ++t) {
+      const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
+      int widest = 0;
+      for (int z0 = 0; z0 < numz; z0 += rows)
+        widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
+      layout.offset[t + 1] = layout.offset[t] + pipe_window_pitch(threads, h, s, format) * widest;
+      layout.rows += widest;
+    }
+  }
+  return layout;
+}
+
 // Makes the GPU current before any stream or event of the searcher is created (members are
 // initialised in order); device_properties first, for its clear message about a missing GPU.
 struct DeviceSelection {
@@ -129,6 +149,7 @@ class CudaSearcher final : public CudaFdotSearcher {
   std::uint64_t capacity_ = 0;  // hits per spectrum
   std::vector<std::int32_t> sub_zi_host_;
   TiledLayout tiled_layout_;  // hs=tiled
+  PipeLayout pipe_layout_;    // hs=pipe
   std::size_t device_bytes_ = 0;
 
   Stream compute_;
@@ -214,6 +235,39 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
                     "--gpu-config fft_len={}: the cufft path transforms 128 to {} points, this is {}", s_.fft_len,
                     kCufftMaxPoints, m);
   }
+  sub_zi_host_ = accel_sub_zi_table(p_);
+  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
+  // The harmonic-sum kernel and, where hs_threads is not given, its tile width: pipe 256 rk (else
+  // 128 or 64 where the windows of 256 do not fit), tiled and gather 128.
+  const int given_threads = s_.hs_threads;
+  if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
+    const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
+    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
+    bool fits = false;
+    int threads = 0;
+    std::size_t smem = 0;
+    for (const int candidate : given_threads != 0 ? std::vector<int>{given_threads} : std::vector<int>{256, 128, 64}) {
+      threads = candidate;
+      if (shape) {
+        pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), threads, s_.hs_rows, format_);
+        smem = pipe_dynamic_smem_bytes(pipe_layout_, p_.stages(), format_) + limits.static_smem_bytes;
+      }
+      fits = limits.available && smem <= props.shared_per_block_optin && threads <= limits.max_threads &&
+             threads <= props.max_threads_per_block;
+      if (fits) break;
+    }
+    FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
+                    "--gpu-config hs=pipe: needs hs_rows 4, 8 or 16 (it is {}) and a device of sm_90 or newer ({}), "
+                    "and {} rk x {} rows a block need {} bytes of shared memory and {} threads, the device allows "
+                    "{} bytes and the kernel's registers {} threads",
+                    s_.hs_rows, limits.available ? "it is" : "it is not", threads, s_.hs_rows, smem, threads,
+                    props.shared_per_block_optin, std::min(limits.max_threads, props.max_threads_per_block));
+    if (fits) {
+      s_.hs = AccelHarmonicKernel::pipe;
+      s_.hs_threads = threads;
+    }
+  }
+  if (s_.hs != AccelHarmonicKernel::pipe && given_threads == 0) s_.hs_threads = 128;
   FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
                   "--gpu-config hs_threads={}: the device allows {} threads per block", s_.hs_threads,
                   props.max_threads_per_block);
@@ -223,8 +277,7 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   FASTPSR_EXPECTS(std::max(custom_blocks, harmonic_blocks) < (1LL << 31),
                   "accel (GPU): the problem needs more thread blocks than a launch allows: raise segs_per_block, "
                   "hs_threads or hs_rows");
-  sub_zi_host_ = accel_sub_zi_table(p_);
-  if (s_.hs != AccelHarmonicKernel::gather) {
+  if (s_.hs == AccelHarmonicKernel::tiled || s_.hs == AccelHarmonicKernel::automatic) {
     tiled_layout_ = tiled_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
     const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);
     const std::size_t smem = static_cast<std::size_t>(tiled_layout_.offset[(1 << (p_.stages() - 1)) - 1]) *
@@ -237,7 +290,6 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
                     s_.hs_threads, s_.hs_rows, smem, s_.hs_threads, props.shared_per_block_optin, limits.max_threads);
     s_.hs = fits ? AccelHarmonicKernel::tiled : AccelHarmonicKernel::gather;
   }
-  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
   // One rk has at most numz * stages hits: with at least that room the halving always ends.
   capacity_ =
       static_cast<std::uint64_t>(std::max<std::int64_t>(s_.hits, static_cast<std::int64_t>(p_.numz()) * p_.stages()));
@@ -476,7 +528,11 @@ void CudaSearcher::enqueue_harmonics(const Group& g) {
 
 void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits,
                                     unsigned long long* counts, int batch) {
-  if (s_.hs == AccelHarmonicKernel::tiled) {
+  if (s_.hs == AccelHarmonicKernel::pipe) {
+    FASTPSR_CUDA_TRY(launch_harmonic_sums_pipe(plane, format_, sub_zi_.get(), g, pipe_layout_, hits, counts, capacity_,
+                                               s_.hs_threads, s_.hs_rows, batch, selection_.props.multiprocessors,
+                                               compute_.get()));
+  } else if (s_.hs == AccelHarmonicKernel::tiled) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
                                                 capacity_, s_.hs_threads, s_.hs_rows, batch, compute_.get()));
   } else {
@@ -652,8 +708,11 @@ std::string CudaSearcher::describe() const {
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
       s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
-      s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory" : "gather", s_.hs_threads,
-      s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
+      s_.hs == AccelHarmonicKernel::pipe
+          ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies"
+      : s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory"
+                                            : "gather",
+      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
       gib(static_cast<double>(device_bytes_)));
 }
 

@@ -24,6 +24,7 @@
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
 #include "fastpsr/cuda/accel_cuda.hpp"
+#include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/error.hpp"
 #include "support/reference_accel.hpp"
 #include "support/test_support.hpp"
@@ -460,6 +461,7 @@ TEST_CASE("accel cuda: configurations agree with each other") {
                                              {{"hs_rows", "16"}, {"hs_threads", "1024"}},
                                              {{"hs_threads", "32"}, {"segs_per_block", "7"}},
                                              {{"hs", "tiled"}, {"hs_rows", "2"}, {"hs_threads", "96"}},
+                                             {{"hs", "tiled"}},
                                              {{"hs", "gather"}},
                                              {{"hs", "gather"}, {"hs_rows", "16"}, {"hs_threads", "64"}}}) {
     INFO("gpu-config " << describe(c));
@@ -473,6 +475,65 @@ TEST_CASE("accel cuda: configurations agree with each other") {
                                              {{"path", "cufft"}, {"fft_len", "65536"}}}) {
     INFO("gpu-config " << describe(c));
     compare_hits(p, gpu_hits(p, x, c), base, 3e-4F);
+  }
+}
+
+TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 and f16, shapes, 1 to 32 harmonics)") {
+  if (cuda::device_properties(0).sm_major < 9) {
+    MESSAGE("hs=pipe needs sm_90 or newer: skipped");
+    return;
+  }
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 15;
+  const auto x = make_spectrum(seed, numbins, {{987.6, 9.9, 8.0, 16}, {1501.3, 1.15, 7.0, 32}});
+  struct Shape {
+    const char* threads;
+    const char* rows;
+  };
+  for (const int numharm : {1, 4, 16, 32}) {
+    const auto p = make_problem(numbins, 50, numharm, AccelInterp::fourier, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F, 90.0F});
+    for (const char* plane : {"f32", "f16"}) {
+      CAPTURE(numharm);
+      CAPTURE(plane);
+      const auto base = by_key(gpu_hits(p, x, {{"hs", "tiled"}, {"plane", plane}}));
+      CHECK(base.size() > 50);
+      for (const Shape& shape : {Shape{"128", "16"}, Shape{"64", "16"}, Shape{"256", "8"}, Shape{"96", "8"},
+                                 Shape{"32", "4"}, Shape{"128", "4"}}) {
+        const Config c = {{"hs", "pipe"}, {"hs_threads", shape.threads}, {"hs_rows", shape.rows}, {"plane", plane}};
+        INFO("gpu-config " << describe(c));
+        CHECK(by_key(gpu_hits(p, x, c)) == base);
+      }
+    }
+  }
+  // Batches (lanes of several spectra in one launch) and a hit overflow (ranges searched again)
+  // with the pipe kernel: as single searches with the tiled one.
+  const auto p = make_problem(numbins, 30, 16, AccelInterp::fourier, {12.0F, 17.0F, 24.0F, 34.0F, 50.0F});
+  std::vector<std::complex<float>> spectra;
+  for (int b = 0; b < 3; ++b) {
+    const auto one =
+        make_spectrum(seed + 7 + static_cast<std::uint64_t>(b), numbins, {{600.0 + 91.7 * b, 2.5 * b, 9.0, 16}});
+    spectra.insert(spectra.end(), one.begin(), one.end());
+  }
+  auto batched = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"batch", "3"}}), 0);
+  auto overflowing = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"hits", "1"}}), 0);
+  std::vector<RangeSink> sinks(3);
+  std::vector<AccelHitSink*> ptrs;
+  for (auto& sink : sinks) ptrs.push_back(&sink);
+  const std::vector<AccelPowerScale> scales(3);
+  batched->search_batch(spectra.data(), static_cast<std::size_t>(numbins), scales, ptrs);
+  for (int b = 0; b < 3; ++b) {
+    CAPTURE(b);
+    const std::vector<std::complex<float>> one(spectra.begin() + b * numbins, spectra.begin() + (b + 1) * numbins);
+    const auto want = by_key(gpu_hits(p, one, {{"hs", "tiled"}}));
+    CHECK(want.size() > 100);
+    CHECK(by_key(sinks[static_cast<std::size_t>(b)].hits) == want);
+    RangeSink small;
+    overflowing->search(one, {}, small);
+    CHECK(overflowing->last_timings().overflows ==
+          (want.size() > static_cast<std::size_t>(overflowing->settings().hits) ? 1 : 0));
+    CHECK(small.contiguous);
+    CHECK(by_key(small.hits) == want);
   }
 }
 
@@ -495,7 +556,8 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"hs_rows", "3"}}, "hs_rows=3: must be one of 1, 2, 4, 8, 16"},
       {{{"hits", "0"}}, "hits=0"},
       {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
-      {{{"hs", "fast"}}, "hs=fast: must be auto, tiled or gather"},
+      {{{"hs", "fast"}}, "hs=fast: must be auto, pipe, tiled or gather"},
+      {{{"hs", "pipe"}, {"hs_rows", "2"}}, "hs=pipe: needs hs_rows 4, 8 or 16 (it is 2)"},
   };
   for (const auto& [config, message] : bad) {
     INFO("gpu-config " << describe(config));
@@ -530,8 +592,15 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   MESSAGE(text);
   CHECK(text.find("custom shared-memory FFT path") != std::string::npos);
   CHECK(text.find("101 z in 51 template pairs") != std::string::npos);
-  CHECK(text.find("harmonic sums (tiled") != std::string::npos);
-  CHECK(custom->settings().hs == cuda::AccelHarmonicKernel::tiled);
+  // The default harmonic-sum kernel: pipe on sm_90 and newer, else tiled.
+  const bool sm90 = cuda::device_properties(0).sm_major >= 9;
+  CHECK(text.find(sm90 ? "harmonic sums (pipe" : "harmonic sums (tiled") != std::string::npos);
+  CHECK(custom->settings().hs == (sm90 ? cuda::AccelHarmonicKernel::pipe : cuda::AccelHarmonicKernel::tiled));
+  CHECK(custom->settings().hs_threads == (sm90 ? 256 : 128));
+  auto tiled = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "tiled"}}), 0);
+  CHECK(tiled->describe().find("harmonic sums (tiled") != std::string::npos);
+  CHECK(tiled->settings().hs == cuda::AccelHarmonicKernel::tiled);
+  CHECK(tiled->settings().hs_threads == 128);
   CHECK(custom->device_bytes() > static_cast<std::size_t>(101) * 2 * (1 << 16) * 4);
   CHECK(custom->host_bytes() > 0);
   CHECK(custom->settings().fft_len > 0);

@@ -33,12 +33,16 @@
 ///   segs_per_block=<n>  custom: segments each block loops over (1 .. 64, default 2).
 ///   zchunk=<rows>       cufft: plane rows per batched inverse FFT (default: 512 MiB of
 ///                       products).
-///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024, default 128).
+///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024; default 256 with
+///                       hs=pipe (128 or 64 where the windows of 256 do not fit), else 128).
 ///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
-///   hs=auto|tiled|gather  harmonic-sum kernel: tiled copies each stage's sub-harmonic windows
-///                       of a block's tile into shared memory first; gather reads every term
-///                       through the caches. Both give identical hits. auto (default): tiled when
-///                       its shared memory fits the device, else gather.
+///   hs=auto|pipe|tiled|gather  harmonic-sum kernel: tiled copies the sub-harmonic windows of a
+///                       block's tile into shared memory first; pipe (sm_90 or newer; hs_rows 4,
+///                       8 or 16) does the same in persistent blocks that copy the next tile's
+///                       windows by bulk copies while they sum the current one; gather reads
+///                       every term through the caches. All give identical hits. auto (default):
+///                       pipe where the device and shape allow it, else tiled when its shared
+///                       memory fits the device, else gather.
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
@@ -58,7 +62,7 @@ namespace fastpsr::cuda {
 
 enum class AccelGpuPath { custom, cufft };
 enum class AccelPlaneStorage { f32, f16 };
-enum class AccelHarmonicKernel { automatic, tiled, gather };
+enum class AccelHarmonicKernel { automatic, tiled, gather, pipe };
 
 /// --gpu-config as parsed (0 where the device and problem decide).
 struct AccelGpuSettings {
@@ -68,7 +72,7 @@ struct AccelGpuSettings {
   int fft_radix = 8;
   int segs_per_block = 2;
   int zchunk = 0;
-  int hs_threads = 128;
+  int hs_threads = 0;  ///< 0: the kernel's default
   int hs_rows = 16;
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;

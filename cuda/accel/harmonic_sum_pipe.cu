@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+// Harmonic sums in persistent blocks with double-buffered sub-harmonic windows (hs=pipe, sm_90).
+// The tiles and windows are those of hs=tiled (harmonic_sum_tiled.cu: a tile is `threads` rk x
+// `Rows` z rows; term h/H reads a window of at most floor((threads - 1) h/H) + 2 columns by the
+// term's sub-harmonic rows of the band), but each block is resident for many tiles:
+// - a block owns one z band and a contiguous run of rk tiles (a "lane": spectrum x chunk of the rk
+//   range x band, bands fastest, so the bands of one chunk walk the same rk at the same time and
+//   the rows they share come from L2). The band's sub-harmonic row tables are computed once.
+// - the windows of tile i+1 are copied by the Tensor Memory Accelerator (cp.async.bulk, one
+//   instruction per window row, completion counted in bytes by an mbarrier) while the block sums
+//   tile i from the other buffer; the highest harmonic's own powers of tile i+1 are loaded into
+//   registers meanwhile. Window rows start at a 16-byte aligned plane column (the bulk copy's
+//   alignment): each term's window is shifted by `mis` < 16 bytes, its pitch rounded up.
+// - the term loop is unrolled (h, H and the term's row-offset slots are constants), and the column
+//   of term h/H is computed in 32 bits from the tile's first rk.
+// The sums run in the CPU backend's order (stage by stage, odd h ascending): hits are bit-identical
+// to hs=tiled and hs=gather. On devices below sm_90 the kernel is not built (it traps; the host
+// never selects it there: harmonic_sums_pipe_limits reports it unavailable).
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "accel/accel_kernels.hpp"
+#include "accel/harmonic_hits.cuh"
+#include "accel/plane_io.cuh"
+
+namespace fastpsr::cuda::accel {
+namespace {
+
+constexpr int kPipeMaxStages = 6;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <typename P>
+struct PipeValue;
+
+template <>
+struct PipeValue<float> {
+  static __device__ __forceinline__ float add(float acc, float v) { return acc + v; }
+};
+
+template <>
+struct PipeValue<__half> {
+  // As PlaneIo<__half>::load: the product by 256 is exact, so acc + v * 256 rounds once either way.
+  static __device__ __forceinline__ float add(float acc, __half v) { return acc + __half2float(v) * 256.0F; }
+};
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void barrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void barrier_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void barrier_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void barrier_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+// Generic-proxy reads of a buffer before the async proxy writes it again.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void bulk_copy(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+#endif
+
+// Plane values of a window row: the widest window plus the alignment shift, in whole 16 bytes.
+__host__ __device__ constexpr int pipe_pitch(int threads, int h, int s, int per16) {
+  return ((((threads - 1) * h) >> s) + 2 + per16 - 1 + per16 - 1) / per16 * per16;
+}
+
+template <int Rows, typename P>
+__global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi,
+                                         HarmonicGeometry g, PipeLayout layout, int chunks,
+                                         DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
+                                         unsigned long long capacity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kPer16 = 16 / static_cast<int>(sizeof(P));        // plane values in 16 bytes
+  extern __shared__ __align__(128) unsigned char smem[];          // [2 buffers][window values], then the row list
+  __shared__ __align__(16) int row_offset[kTiledMaxTerms][Rows];  // bytes from the buffer's start
+  __shared__ int term_row0[kTiledMaxTerms];
+  __shared__ int term_rows[kTiledMaxTerms];
+  __shared__ int term_first[kTiledMaxTerms + 1];
+  __shared__ __align__(8) unsigned long long full[2];
+
+  const int threads = static_cast<int>(blockDim.x);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int terms = (1 << (g.stages - 1)) - 1;
+  const int bands = (g.numz + Rows - 1) / Rows;
+  const int band = static_cast<int>(blockIdx.x % static_cast<unsigned>(bands));
+  const int lane = static_cast<int>(blockIdx.x / static_cast<unsigned>(bands));
+  const int chunk = lane % chunks;
+  const long long b = lane / chunks;
+  const long long tiles = (g.rk_hi - g.rk_lo + threads - 1) / threads;
+  const long long tile_begin = tiles * chunk / chunks;
+  const long long tile_end = tiles * (chunk + 1) / chunks;
+  if (tile_begin >= tile_end) return;  // the whole block
+  const int z_first = band * Rows;
+  const int z_last = min(z_first + Rows, g.numz) - 1;
+  const P* pl = plane + b * g.plane_stride;
+  DeviceHit* my_hits = hits + b * static_cast<long long>(capacity);
+  unsigned long long* my_count = counts + b;
+  const unsigned buffer_bytes = static_cast<unsigned>(layout.offset[terms]) * static_cast<unsigned>(sizeof(P));
+  int2* list = reinterpret_cast<int2*>(smem + 2 * buffer_bytes);  // per window row: (byte offset, row | term << 16)
+
+  // The band's tables, once: rows of each term and where the top rows' sub-harmonic rows lie.
+  for (int t = tid; t < terms; t += threads) {
+    const int s = 32 - __clz(t + 1);
+    const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
+    const int* rows_of_term = sub_zi + t * g.numz;
+    const int row0 = __ldg(rows_of_term + z_first);
+    const int rows = __ldg(rows_of_term + z_last) - row0 + 1;
+    const int pitch = pipe_pitch(threads, h, s, kPer16);
+    if (rows * pitch > layout.offset[t + 1] - layout.offset[t]) __trap();  // host layout wrong
+    term_row0[t] = row0;
+    term_rows[t] = rows;
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) {
+      row_offset[t][r] = (layout.offset[t] + (__ldg(rows_of_term + min(z_first + r, z_last)) - row0) * pitch) *
+                         static_cast<int>(sizeof(P));
+    }
+  }
+  if (tid == 0) {
+    barrier_init(smem_address(&full[0]), static_cast<unsigned>(threads));
+    barrier_init(smem_address(&full[1]), static_cast<unsigned>(threads));
+    barrier_init_fence();
+  }
+  __syncthreads();
+  if (tid == 0) {
+    int n = 0;
+    for (int t = 0; t < terms; ++t) {
+      term_first[t] = n;
+      n += term_rows[t];
+    }
+    term_first[terms] = n;
+    if (n > layout.rows) __trap();  // host layout wrong
+  }
+  __syncthreads();
+  for (int t = 0; t < terms; ++t) {
+    const int s = 32 - __clz(t + 1);
+    const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
+    const int pitch = pipe_pitch(threads, h, s, kPer16);
+    for (int j = tid; j < term_rows[t]; j += threads) {
+      list[term_first[t] + j] =
+          make_int2((layout.offset[t] + j * pitch) * static_cast<int>(sizeof(P)), (term_row0[t] + j) | (t << 16));
+    }
+  }
+  __syncthreads();
+  const int list_rows = term_first[terms];
+  const unsigned smem_base = smem_address(smem);
+
+  // Every window row of `tile` into buffer `buf`: one bulk copy each, counted by full[buf].
+  auto issue = [&](long long tile, int buf) {
+    const long long r_first = g.rk_lo + tile * threads;
+    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
+    const unsigned bar = smem_address(&full[buf]);
+    const unsigned dst = smem_base + static_cast<unsigned>(buf) * buffer_bytes;
+    fence_proxy_async();
+    for (int q = tid; q < list_rows; q += threads) {
+      const int2 e = list[q];
+      const int t = e.y >> 16;
+      const int row = e.y & 0xffff;
+      const int s = 32 - __clz(t + 1);
+      const int H = 1 << s;
+      const int h = 2 * (t + 1 - (H >> 1)) + 1;
+      const long long c0 = (r_first * h + (H >> 1)) >> s;
+      const long long c1 = (r_last * h + (H >> 1)) >> s;
+      const long long column = c0 - g.plane_base;
+      const int mis = static_cast<int>(column & (kPer16 - 1));
+      const int values = (static_cast<int>(c1 - c0) + 1 + mis + kPer16 - 1) / kPer16 * kPer16;
+      if (values > pipe_pitch(threads, h, s, kPer16)) __trap();
+      const unsigned bytes = static_cast<unsigned>(values) * static_cast<unsigned>(sizeof(P));
+      barrier_expect_bytes(bar, bytes);
+      bulk_copy(dst + static_cast<unsigned>(e.x), pl + static_cast<long long>(row) * g.plane_cols + (column - mis),
+                bytes, bar);
+    }
+    barrier_arrive(bar);
+  };
+  // The highest harmonic's own powers of `tile` (idle threads load the last rk's).
+  auto load_own = [&](long long tile, float(&out)[Rows]) {
+    const long long r_first = g.rk_lo + tile * threads;
+    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
+    const long long rk = min(r_first + tid, r_last);
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) {
+      out[r] = PlaneIo<P>::load(pl + min(z_first + r, z_last) * g.plane_cols + (rk - g.plane_base));
+    }
+  };
+
+  float next[Rows];
+  issue(tile_begin, 0);
+  load_own(tile_begin, next);
+  const unsigned base_lo = static_cast<unsigned>(g.plane_base);
+  int i = 0;
+  for (long long tile = tile_begin; tile < tile_end; ++tile, ++i) {
+    const int buf = i & 1;
+    float acc[Rows];
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) acc[r] = next[r];
+    const long long r_first = g.rk_lo + tile * threads;
+    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
+    const bool valid = r_first + tid <= r_last;
+    const long long rk = valid ? r_first + tid : r_last;  // idle threads still take part in the votes
+    if (tile + 1 < tile_end) {
+      issue(tile + 1, buf ^ 1);
+      load_own(tile + 1, next);
+    }
+    emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
+    barrier_wait(smem_address(&full[buf]), static_cast<unsigned>(i >> 1) & 1U);
+
+    const unsigned first_lo = static_cast<unsigned>(r_first);
+    const unsigned my = static_cast<unsigned>(rk - r_first);
+    const unsigned char* window = smem + static_cast<unsigned>(buf) * buffer_bytes;
+#pragma unroll
+    for (int s = 1; s < kPipeMaxStages; ++s) {
+      if (s >= g.stages) break;
+      const unsigned H = 1U << s;
+#pragma unroll
+      for (int h = 1; h < (1 << s); h += 2) {
+        const int t = (1 << (s - 1)) - 1 + (h - 1) / 2;
+        // The low 32 bits of r_first h + H/2 give its bits below s and the alignment shift exactly.
+        const unsigned u = first_lo * static_cast<unsigned>(h) + (H >> 1);
+        const unsigned column = (((u & (H - 1U)) + my * static_cast<unsigned>(h)) >> s) +
+                                (((u >> s) - base_lo) & static_cast<unsigned>(kPer16 - 1));
+        const unsigned char* w = window + column * static_cast<unsigned>(sizeof(P));
+        int offsets[Rows];
+        if constexpr (Rows % 4 == 0) {
+#pragma unroll
+          for (int k = 0; k < Rows / 4; ++k) {
+            const int4 o = reinterpret_cast<const int4*>(row_offset[t])[k];
+            offsets[4 * k] = o.x;
+            offsets[4 * k + 1] = o.y;
+            offsets[4 * k + 2] = o.z;
+            offsets[4 * k + 3] = o.w;
+          }
+        } else {
+#pragma unroll
+          for (int r = 0; r < Rows; ++r) offsets[r] = row_offset[t][r];
+        }
+#pragma unroll
+        for (int r = 0; r < Rows; ++r) acc[r] = PipeValue<P>::add(acc[r], *reinterpret_cast<const P*>(w + offsets[r]));
+      }
+      emit_hits(acc, s, g.powcut[s], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
+    }
+    __syncthreads();  // buffer `buf` is read: the next iteration's copies may overwrite it
+  }
+#else
+  (void)plane;
+  (void)sub_zi;
+  (void)g;
+  (void)layout;
+  (void)chunks;
+  (void)hits;
+  (void)counts;
+  (void)capacity;
+  __trap();
+#endif
+}
+
+template <typename P, int Rows>
+cudaError_t launch_rows(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
+                        DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
+                        int batch, int multiprocessors, cudaStream_t stream) {
+  const auto kernel = harmonic_sum_pipe_kernel<Rows, P>;
+  const std::size_t smem =
+      pipe_dynamic_smem_bytes(layout, g.stages, sizeof(P) == 2 ? PlaneFormat::f16 : PlaneFormat::f32);
+  cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (status != cudaSuccess) return status;
+  status = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  if (status != cudaSuccess) return status;
+  int per_sm = 0;
+  status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+  if (status != cudaSuccess) return status;
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+  // Lanes (spectrum x chunk x band) in whole waves of the resident blocks, as nearly as chunks allow.
+  const long long tiles = (g.rk_hi - g.rk_lo + threads - 1) / threads;
+  if (tiles < 1) return cudaSuccess;
+  const long long resident = static_cast<long long>(per_sm) * multiprocessors;
+  const long long per_chunk = static_cast<long long>(batch) * ((g.numz + Rows - 1) / Rows);
+  const long long most = std::max(1LL, std::min(tiles, (4 * resident + per_chunk - 1) / per_chunk));
+  long long chunks = 1;
+  double best = 0.0;
+  for (long long c = 1; c <= most; ++c) {
+    const long long lanes = c * per_chunk;
+    const long long waves = (lanes + resident - 1) / resident;
+    const double use = static_cast<double>(lanes) / static_cast<double>(waves * resident);
+    if (use > best + 1e-9) {
+      best = use;
+      chunks = c;
+    }
+  }
+  if (chunks * per_chunk >= (1LL << 31)) return cudaErrorInvalidConfiguration;
+  kernel<<<static_cast<unsigned>(chunks * per_chunk), threads, smem, stream>>>(
+      plane, sub_zi, g, layout, static_cast<int>(chunks), hits, counts, capacity);
+  return cudaGetLastError();
+}
+
+template <typename P>
+cudaError_t launch_typed(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
+                         DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
+                         int rows, int batch, int multiprocessors, cudaStream_t stream) {
+  switch (rows) {
+    case 4:
+      return launch_rows<P, 4>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                               stream);
+    case 8:
+      return launch_rows<P, 8>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                               stream);
+    case 16:
+      return launch_rows<P, 16>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                                stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+template <int Rows>
+PipeKernelLimits limits_of() {
+  cudaFuncAttributes f32{};
+  cudaFuncAttributes f16{};
+  if (cudaFuncGetAttributes(&f32, harmonic_sum_pipe_kernel<Rows, float>) != cudaSuccess ||
+      cudaFuncGetAttributes(&f16, harmonic_sum_pipe_kernel<Rows, __half>) != cudaSuccess) {
+    return {};
+  }
+  PipeKernelLimits l;
+  l.available = f32.ptxVersion >= 90 && f16.ptxVersion >= 90 && f32.binaryVersion >= 90 && f16.binaryVersion >= 90;
+  l.static_smem_bytes = std::max(f32.sharedSizeBytes, f16.sharedSizeBytes);
+  l.max_threads = std::min(f32.maxThreadsPerBlock, f16.maxThreadsPerBlock);
+  return l;
+}
+
+}  // namespace
+
+int pipe_window_pitch(int threads, int h, int s, PlaneFormat format) {
+  return pipe_pitch(threads, h, s, format == PlaneFormat::f16 ? 8 : 4);
+}
+
+PipeKernelLimits harmonic_sums_pipe_limits(int rows) {
+  switch (rows) {
+    case 4:
+      return limits_of<4>();
+    case 8:
+      return limits_of<8>();
+    case 16:
+      return limits_of<16>();
+    default:
+      return {};
+  }
+}
+
+cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, const int* sub_zi,
+                                      const HarmonicGeometry& g, const PipeLayout& layout, DeviceHit* hits,
+                                      unsigned long long* counts, unsigned long long capacity, int threads, int rows,
+                                      int batch, int multiprocessors, cudaStream_t stream) {
+  if (g.stages < 1 || g.stages > kPipeMaxStages || threads < 32 || multiprocessors < 1 || batch < 1 ||
+      g.plane_cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
+    return cudaErrorInvalidValue;
+  }
+  if (format == PlaneFormat::f16) {
+    return launch_typed(static_cast<const __half*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows,
+                        batch, multiprocessors, stream);
+  }
+  return launch_typed(static_cast<const float*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows, batch,
+                      multiprocessors, stream);
+}
+
+}  // namespace fastpsr::cuda::accel
