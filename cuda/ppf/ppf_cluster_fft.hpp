@@ -108,37 +108,6 @@ FASTPSR_HD constexpr unsigned raw_sample_byte(unsigned b, unsigned t, unsigned i
   return raw_chunk(i, h, n, byte >> 4, log2m, log2vb) * 16U + (byte & 15U);
 }
 
-/// Raw input pushed (samples of 2 or 4 bytes): block q still loads its contiguous share of each
-/// spectrum, but thread lanes run over the S spectra first (chunk w of the share for spectrum i:
-/// e = w·S + i), and each loaded 16-byte chunk is written sample by sample into the shared
-/// memory of the block that filters it (remote stores, which do not stall the writer), where
-/// thread t's S samples lie together: [h][n][i] (raw_push_byte), read as whole 16-byte words.
-struct RawPush {
-  unsigned i;  ///< spectrum of the batch
-  unsigned w;  ///< chunk of the block's share of that spectrum
-};
-FASTPSR_HD constexpr RawPush raw_push_load(unsigned e, int npol) {
-  const auto s = static_cast<unsigned>(cluster_batch(npol));
-  return RawPush{e % s, e / s};
-}
-/// Byte of sample i of the channel of thread t (h = t / M, n = t mod M) in its block's buffer.
-FASTPSR_HD constexpr unsigned raw_push_byte(unsigned t, unsigned i, int log2vb, int npol) {
-  return (t * static_cast<unsigned>(cluster_batch(npol)) + i) << log2vb;
-}
-/// Where sample `sub` (< 16/vb) of chunk w of block q's share goes: the block (its channel mod 8)
-/// and the thread of that block that filters it.
-struct RawPushTarget {
-  unsigned block;
-  unsigned thread;
-};
-FASTPSR_HD constexpr RawPushTarget raw_push_target(unsigned q, unsigned w, unsigned sub, int log2m, int log2vb) {
-  const unsigned nch = raw_group_chunks(log2vb);
-  const unsigned g = w / nch;  // group of the share: position q·M/8 + g/2, half g mod 2
-  const unsigned channel_in_group = (w % nch) * (16U >> log2vb) + sub;
-  const unsigned n = q * (1U << (log2m - 3)) + g / 2U;
-  return RawPushTarget{channel_in_group, ((g & 1U) << log2m) + n};
-}
-
 /// The combine stage's work item of thread t of block b: polarisation p, spectrum i of the
 /// batch, bin k1.
 struct CombineItem {

@@ -186,31 +186,21 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
   const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
-  // Complex output: FIR + FFT fused in clusters by default where it exists (and no key of the
-  // chunked path is given), the chunked FIR -> cuFFT path with fft=cufft.
-  const bool chunked_keys = kv.count("fir") + kv.count("cb") + kv.count("sb") + kv.count("ry") + kv.count("chunk") > 0;
-  const bool sm90 = props.sm_major >= 9;
-  const std::size_t cluster_smem =
-      plan.complex_output() ? fir_fft_shared_bytes(c, npol, in_type(plan.problem.input)) : std::size_t{0};
-  const bool cluster_fits = plan.complex_output() && fir_fft_supports(c, ntaps) && sm90 && cluster_smem > 0 &&
-                            cluster_smem <= props.shared_per_block_optin;
-  const bool cluster_given = fft != kv.end() && fft->second == "cluster";
-  if (cluster_given || (fft == kv.end() && !chunked_keys && cluster_fits && fir_fft_default(c, ntaps))) {
-    FASTPSR_EXPECTS(cluster_fits,
-                    "--gpu-config fft=cluster: needs complex output, C = 1024, 2048 or 4096 (C = {}), T = 4, 8 or 16 "
-                    "(T = {}), a GPU of compute capability 9.0 or later ({}.{}) and {} bytes of shared memory per "
-                    "block ({} here)",
-                    c, ntaps, props.sm_major, props.sm_minor, cluster_smem, props.shared_per_block_optin);
-    int clusters = 0;
-    FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, in_type(plan.problem.input), &clusters));
-    FASTPSR_EXPECTS(clusters > 0 || !cluster_given,
-                    "--gpu-config fft=cluster: the GPU cannot run a cluster of {} blocks", kClusterBlocks);
-    if (clusters > 0) {
-      cfg.fir_fft = true;
-      cfg.fir_fft_clusters = clusters;
-      cfg.fir_fft_batch = cluster_batch(npol);
-      return cfg;
-    }
+  if (fft != kv.end() && fft->second == "cluster") {
+    cfg.fir_fft = true;
+    const bool sm90 = props.sm_major >= 9;
+    const std::size_t smem = fir_fft_shared_bytes(c, npol, in_type(plan.problem.input));
+    FASTPSR_EXPECTS(
+        plan.complex_output() && fir_fft_supports(c, ntaps) && sm90 && smem > 0 && smem <= props.shared_per_block_optin,
+        "--gpu-config fft=cluster: needs complex output, C = 1024, 2048 or 4096 (C = {}), T = 4, 8 or 16 "
+        "(T = {}), a GPU of compute capability 9.0 or later ({}.{}) and {} bytes of shared memory per "
+        "block ({} here)",
+        c, ntaps, props.sm_major, props.sm_minor, smem, props.shared_per_block_optin);
+    FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, in_type(plan.problem.input), &cfg.fir_fft_clusters));
+    cfg.fir_fft_batch = cluster_batch(npol);
+    FASTPSR_EXPECTS(cfg.fir_fft_clusters > 0, "--gpu-config fft=cluster: the GPU cannot run a cluster of {} blocks",
+                    kClusterBlocks);
+    return cfg;
   }
   if (fft != kv.end()) {
     FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft",

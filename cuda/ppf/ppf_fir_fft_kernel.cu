@@ -69,13 +69,6 @@ __device__ __forceinline__ void copy16_async(void* smem, const void* global, boo
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(global), "r"(src_bytes) : "memory");
 }
 __device__ __forceinline__ void copy_async_wait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-// A 16-byte read-only load that stays where it is written (the compiler otherwise hoists the
-// pushed input's loads over the combine stage, whose registers are the kernel's peak).
-__device__ __forceinline__ uint4 load16_pinned(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
 #endif
 
 // The FIR of one batch: inputs r = k·S + i, i < S, with OFF = (k·S) mod T; the output completed
@@ -127,76 +120,6 @@ __device__ __forceinline__ void fir_batch(const unsigned char* src, unsigned src
   }
 }
 
-// Sample i of a thread's pushed raw words (2 or 4 bytes each) as P complex floats.
-template <typename In, int P>
-__device__ __forceinline__ void sample_from_bits(unsigned bits, float2 (&x)[P]) {
-  if constexpr (sizeof(In) == 1) {
-#pragma unroll
-    for (int p = 0; p < P; ++p) {
-      x[p] = make_float2(static_cast<float>(static_cast<signed char>(bits >> (16 * p))),
-                         static_cast<float>(static_cast<signed char>(bits >> (16 * p + 8))));
-    }
-  } else {
-    static_assert(sizeof(In) == 2 && P == 1, "pushed samples are 2 or 4 bytes");
-    x[0] = make_float2(static_cast<float>(static_cast<short>(bits & 0xffffU)),
-                       static_cast<float>(static_cast<short>(bits >> 16)));
-  }
-}
-
-// The FIR of one batch from pushed raw input: the thread's S samples lie together in its own
-// block's shared memory (src), read as 16-byte words.
-template <typename In, int P, int T, int S, int OFF, int TF, int FI, int LOG2M>
-__device__ __forceinline__ void fir_batch_push(const unsigned char* src, const float* coeff, float2 (&acc)[T][P],
-                                               float* dst) {
-  using V = typename SampleVec<In, P>::type;
-  constexpr int VB = static_cast<int>(sizeof(V));
-  asm volatile("" : "+l"(coeff));  // see fir_batch
-  float w[T];
-#pragma unroll
-  for (int tap = 0; tap < T; ++tap) w[tap] = __ldg(coeff + static_cast<std::size_t>(tap) * (16U << LOG2M));
-  constexpr int G = S < 8 ? S : 8;  // samples per 16-byte word group (as fir_batch: unrolled groups)
-#pragma unroll
-  for (int g = 0; g < S; g += G) {
-    unsigned rw[G * VB / 4];
-#pragma unroll
-    for (int q = 0; q < G * VB / 16; ++q) {
-      const uint4 v = reinterpret_cast<const uint4*>(src)[g * VB / 16 + q];
-      rw[4 * q] = v.x;
-      rw[4 * q + 1] = v.y;
-      rw[4 * q + 2] = v.z;
-      rw[4 * q + 3] = v.w;
-    }
-#pragma unroll
-    for (int ii = 0; ii < G; ++ii) {
-      const int i = g + ii;
-      unsigned bits = rw[(ii * VB) / 4];
-      if constexpr (VB == 2) bits >>= 16 * (ii & 1);
-      float2 x[P];
-      sample_from_bits<In, P>(bits, x);
-#pragma unroll
-      for (int t = 0; t < T; ++t) {
-        const int slot = fir_ring_slot(OFF + i, t, T);
-#pragma unroll
-        for (int p = 0; p < P; ++p) {
-          if (t == 0) {
-            acc[slot][p] = make_float2(w[0] * x[p].x, w[0] * x[p].y);
-          } else {
-            acc[slot][p].x = fmaf(w[t], x[p].x, acc[slot][p].x);
-            acc[slot][p].y = fmaf(w[t], x[p].y, acc[slot][p].y);
-          }
-        }
-      }
-      const int done = fir_ring_slot(OFF + i + 1, 0, T);
-#pragma unroll
-      for (int p = 0; p < P; ++p) {
-        float* d = dst + ((2 * i) * P + p) * TF;
-        d[0] = acc[done][p].x;
-        d[FI] = acc[done][p].y;
-      }
-    }
-  }
-}
-
 template <typename In, int P, int T, int LOG2M>
 __global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -215,8 +138,6 @@ __global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
   constexpr int LOG2VB = Shape::log2vb;
   constexpr unsigned C = 16U * M;
   constexpr bool kTwoRaw = Shape::raw_bufs == 2;
-  constexpr bool kPush = sizeof(V) <= 4;  // raw samples pushed to their readers (else pulled)
-  static_assert(!kPush || kTwoRaw, "pushed raw input is double-buffered");
   static_assert(T <= 2 * S && (T & (T - 1)) == 0, "the ring offset of a batch is 0 or S");
   extern __shared__ float4 smem_words[];
   auto* fftbuf = reinterpret_cast<float*>(smem_words);                                 // [2][32][TF]
@@ -257,56 +178,6 @@ __global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
     }
   };
   auto raw_buf = [&](int k) { return raw + (kTwoRaw ? (k & 1) * Shape::raw_buf_bytes : 0); };
-  // Pushed raw input: this thread's chunks of batch k in registers, then sample by sample into
-  // the shared memory of the blocks that filter them.
-  uint4 pre[kPush ? Shape::loads_per_thread : 1];
-  auto push_load = [&](int k) {
-#pragma unroll
-    for (int z = 0; z < Shape::loads_per_thread; ++z) {
-      const RawPush l = raw_push_load(t + static_cast<unsigned>(z * Shape::threads), P);
-      const int r = k * S + static_cast<int>(l.i);
-      const unsigned char* src = in + (static_cast<std::size_t>(r) * C * sizeof(V) + l.w * 16U);
-      if (r >= n_in) {
-        pre[z] = make_uint4(0U, 0U, 0U, 0U);
-      } else if (aligned) {
-        pre[z] = load16_pinned(src);
-      } else {  // samples one by one (pushes of odd sizes with several coarse channels)
-        unsigned u[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          if constexpr (sizeof(V) == 4) {
-            u[q] = __ldg(reinterpret_cast<const unsigned*>(src) + q);
-          } else {
-            const auto* h16 = reinterpret_cast<const unsigned short*>(src);
-            u[q] = static_cast<unsigned>(__ldg(h16 + 2 * q)) | (static_cast<unsigned>(__ldg(h16 + 2 * q + 1)) << 16);
-          }
-        }
-        pre[z] = make_uint4(u[0], u[1], u[2], u[3]);
-      }
-    }
-  };
-  auto push_store = [&](int k) {
-    unsigned char* buf = raw_buf(k);
-    unsigned tt = t;
-    asm volatile("" : "+r"(tt));  // the addresses are cheap: recompute them rather than hold 16 in registers
-#pragma unroll
-    for (int z = 0; z < Shape::loads_per_thread; ++z) {
-      const RawPush l = raw_push_load(tt + static_cast<unsigned>(z * Shape::threads), P);
-      const unsigned words[4] = {pre[z].x, pre[z].y, pre[z].z, pre[z].w};
-#pragma unroll
-      for (unsigned sub = 0; sub < 16U / sizeof(V); ++sub) {
-        const RawPushTarget d = raw_push_target(b, l.w, sub, LOG2M, LOG2VB);
-        unsigned char* local = buf + raw_push_byte(d.thread, l.i, LOG2VB, P);
-        if constexpr (sizeof(V) == 2) {
-          auto* remote = cluster.map_shared_rank(reinterpret_cast<unsigned short*>(local), d.block);
-          *remote = static_cast<unsigned short>(words[sub / 2] >> (16 * (sub & 1)));
-        } else {
-          auto* remote = cluster.map_shared_rank(reinterpret_cast<unsigned*>(local), d.block);
-          *remote = words[sub];
-        }
-      }
-    }
-  };
 
   // FIR: channel cluster_channel(b, t), its taps; its raw samples sit in block raw_owner(n).
   const unsigned n = t & (M - 1U);
@@ -336,13 +207,11 @@ __global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
   auto combine = [&](int k) {
     const int s_rel = k * S + static_cast<int>(item.i) - (T - 1);
     const unsigned off = comb_off + static_cast<unsigned>((k & 1) * kClusterTransforms * (TF / 2));
-    const float* fb_base = fftbuf;
-    asm volatile("" : "+l"(fb_base));  // map the 8 blocks' buffers here, not once in 16 registers
     Cf y[16];
 #pragma unroll
     for (int s = 0; s < 16; ++s) {  // sequence s: block s mod 8, half s / 8
       const float2* src =
-          cluster.map_shared_rank(reinterpret_cast<const float2*>(fb_base), static_cast<unsigned>(s & 7));
+          cluster.map_shared_rank(reinterpret_cast<const float2*>(fftbuf), static_cast<unsigned>(s & 7));
       const float2 v = src[off + static_cast<unsigned>((s >> 3) * P * (TF / 2))];
       y[s] = Cf{v.x, v.y};
     }
@@ -357,48 +226,24 @@ __global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
   };
 
   if (nbatch > 0) {
-    if constexpr (kPush) {
-      push_load(0);
-      push_store(0);
-    } else {
-      load_batch(0, raw_buf(0));
-      copy_async_wait();
-    }
+    load_batch(0, raw_buf(0));
+    copy_async_wait();
   }
   cluster.sync();
   for (int k = 0; k <= nbatch; ++k) {
     if (k < nbatch) {
-      const bool more = k + 1 < nbatch;
-      if constexpr (kPush) {
-        if (more) push_load(k + 1);
-      } else {
-        if (kTwoRaw && more) load_batch(k + 1, raw_buf(k + 1));
-      }
+      if (kTwoRaw && k + 1 < nbatch) load_batch(k + 1, raw_buf(k + 1));
+      const unsigned char* src = raw_src + (kTwoRaw ? (k & 1) * Shape::raw_buf_bytes : 0);
       float* fb = fftbuf + (k & 1) * kClusterTransforms * TF;
       float* dst = fb + h * P * TF + n;
-      if constexpr (kPush) {
-        const unsigned char* src = raw_buf(k) + raw_push_byte(t, 0, LOG2VB, P);
-        if constexpr (T > S) {
-          if (((k * S) & (T - 1)) == 0) {
-            fir_batch_push<In, P, T, S, 0, TF, FI, LOG2M>(src, coeff, acc, dst);
-          } else {
-            fir_batch_push<In, P, T, S, S, TF, FI, LOG2M>(src, coeff, acc, dst);
-          }
-        } else {
-          fir_batch_push<In, P, T, S, 0, TF, FI, LOG2M>(src, coeff, acc, dst);
-        }
-        if (more) push_store(k + 1);  // the other buffer: its readers finished with it last phase
-      } else {
-        const unsigned char* src = raw_src + (kTwoRaw ? (k & 1) * Shape::raw_buf_bytes : 0);
-        if constexpr (T > S) {
-          if (((k * S) & (T - 1)) == 0) {
-            fir_batch<In, P, T, S, 0, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
-          } else {
-            fir_batch<In, P, T, S, S, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
-          }
-        } else {
+      if constexpr (T > S) {
+        if (((k * S) & (T - 1)) == 0) {
           fir_batch<In, P, T, S, 0, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
+        } else {
+          fir_batch<In, P, T, S, S, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
         }
+      } else {
+        fir_batch<In, P, T, S, 0, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
       }
       if (!kTwoRaw) cluster_arrive();  // this block's reads of the raw buffer are done
       __syncthreads();
@@ -505,8 +350,6 @@ cudaError_t by_shape(InType type, int npol, int ntaps, int nchans, Fn&& fn) {
 bool fir_fft_supports(int nchans, int ntaps) {
   return (nchans == 1024 || nchans == 2048 || nchans == 4096) && (ntaps == 4 || ntaps == 8 || ntaps == 16);
 }
-
-bool fir_fft_default(int nchans, int ntaps) { return fir_fft_supports(nchans, ntaps); }
 
 std::size_t fir_fft_shared_bytes(int nchans, int npol, InType type) {
   std::size_t bytes = 0;

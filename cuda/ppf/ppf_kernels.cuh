@@ -153,9 +153,6 @@ struct FirFftArgs {
 };
 /// Whether a fused kernel exists for C, T (P and the input type are all compiled).
 bool fir_fft_supports(int nchans, int ntaps);
-/// Whether complex output uses the fused kernel by default for C, T (where it was measured
-/// faster than the chunked FIR -> cuFFT path).
-bool fir_fft_default(int nchans, int ntaps);
 /// Dynamic shared memory per block, bytes.
 std::size_t fir_fft_shared_bytes(int nchans, int npol, InType type);
 /// Raises the kernel's shared-memory limit and returns in `max_clusters` how many clusters of

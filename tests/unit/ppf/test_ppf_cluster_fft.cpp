@@ -185,56 +185,9 @@ void check_raw_layout(int log2vb, int npol) {
   CHECK(worst <= 4);  // 32 threads × 16-byte groups: 512 bytes, 4 wavefronts
 }
 
-// The pushed raw input (2- and 4-byte samples): every block's loaded chunks written sample by
-// sample into the blocks that filter them; each thread then finds its S samples together.
-template <int LOG2M>
-void check_raw_push(int log2vb, int npol) {
-  constexpr unsigned M = 1U << LOG2M;
-  constexpr unsigned C = 16U * M;
-  const unsigned vb = 1U << log2vb;
-  const unsigned S = static_cast<unsigned>(ppf::cluster_batch(npol));
-  const unsigned per = ppf::raw_block_chunks(LOG2M, log2vb);
-  std::vector<std::uint8_t> global(static_cast<std::size_t>(S) * C * vb);
-  for (std::size_t i = 0; i < global.size(); ++i) global[i] = static_cast<std::uint8_t>((i * 2654435761U) >> 11);
-  const std::size_t buf_bytes = static_cast<std::size_t>(S) * 2U * M * vb;  // the kernel's raw buffer
-  std::vector<std::vector<std::uint8_t>> buf(8, std::vector<std::uint8_t>(buf_bytes));
-  std::vector<std::vector<int>> written(8, std::vector<int>(buf_bytes / vb, 0));
-  for (unsigned q = 0; q < 8; ++q) {
-    for (unsigned e = 0; e < S * per; ++e) {  // e = t + z·2M over the block's threads
-      const auto l = ppf::raw_push_load(e, npol);
-      REQUIRE(l.i < S);
-      REQUIRE(l.w < per);
-      const std::uint8_t* chunk = &global[static_cast<std::size_t>(l.i) * C * vb + (q * per + l.w) * 16U];
-      for (unsigned sub = 0; sub < 16U / vb; ++sub) {
-        const auto d = ppf::raw_push_target(q, l.w, sub, LOG2M, log2vb);
-        REQUIRE(d.block < 8);
-        REQUIRE(d.thread < 2 * M);
-        const unsigned at = ppf::raw_push_byte(d.thread, l.i, log2vb, npol);
-        REQUIRE(at + vb <= buf_bytes);
-        ++written[d.block][at / vb];
-        std::memcpy(&buf[d.block][at], chunk + sub * vb, vb);
-      }
-    }
-  }
-  for (const auto& w : written) {
-    for (int n : w) CHECK(n == 1);
-  }
-  for (unsigned b = 0; b < 8; ++b) {
-    for (unsigned t = 0; t < 2 * M; ++t) {
-      const unsigned c = ppf::cluster_channel(b, t, LOG2M);
-      CHECK(ppf::raw_push_byte(t, 0, log2vb, npol) % 16U == 0);  // read as 16-byte words
-      for (unsigned i = 0; i < S; ++i) {
-        const unsigned at = ppf::raw_push_byte(t, i, log2vb, npol);
-        CHECK(at == ppf::raw_push_byte(t, 0, log2vb, npol) + i * vb);  // the thread's samples together
-        CHECK(std::memcmp(&buf[b][at], &global[(static_cast<std::size_t>(i) * C + c) * vb], vb) == 0);
-      }
-    }
-  }
-}
-
 }  // namespace
 
-TEST_CASE("ppf cluster FFT: raw input layouts (pulled and pushed), every block's loads and every FIR thread's reads") {
+TEST_CASE("ppf cluster FFT: raw input layout, every block's loads and every FIR thread's reads") {
   for (int npol : {1, 2}) {
     for (int log2vb : {1, 2, 3, 4}) {
       CAPTURE(npol);
@@ -242,11 +195,6 @@ TEST_CASE("ppf cluster FFT: raw input layouts (pulled and pushed), every block's
       check_raw_layout<6>(log2vb, npol);
       check_raw_layout<7>(log2vb, npol);
       check_raw_layout<8>(log2vb, npol);
-      if (log2vb <= 2) {  // the kernel pushes 2- and 4-byte samples
-        check_raw_push<6>(log2vb, npol);
-        check_raw_push<7>(log2vb, npol);
-        check_raw_push<8>(log2vb, npol);
-      }
     }
   }
 }
