@@ -52,9 +52,9 @@ InType in_type(VoltageType t) {
 std::string GpuConfig::describe() const {
   if (fir_fft) {
     return fmt::format(
-        "FIR + FFT fused (clusters of {} blocks, taps in registers, {} spectra per exchange, {} "
-        "clusters in flight)",
-        kClusterBlocks, kClusterBatch, fir_fft_clusters);
+        "FIR + FFT fused (clusters of {} blocks, taps in registers, {} sequences of radix-{} Stockham FFTs, {} "
+        "spectra per exchange, {} clusters in flight)",
+        kClusterBlocks, kClusterSeqs, 1 << kClusterLog2R, fir_fft_batch, fir_fft_clusters);
   }
   const std::string fft = fused_fft ? fmt::format(", FFT + detection fused (Stockham radix {}, {} spectra per block)",
                                                   1 << fft_log2r, segment_spectra)
@@ -197,6 +197,7 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
         "block ({} here)",
         c, ntaps, props.sm_major, props.sm_minor, smem, props.shared_per_block_optin);
     FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, in_type(plan.problem.input), &cfg.fir_fft_clusters));
+    cfg.fir_fft_batch = cluster_batch(npol);
     FASTPSR_EXPECTS(cfg.fir_fft_clusters > 0, "--gpu-config fft=cluster: the GPU cannot run a cluster of {} blocks",
                     kClusterBlocks);
     return cfg;
@@ -258,15 +259,20 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
   if (cfg_.fused_fft || cfg_.fir_fft) {
-    // The Stockham FFT of the fused kernel takes exp(+2πi·t/C), the cluster kernel exp(−2πi·t/C).
-    const double sign = cfg_.fused_fft ? 1.0 : -1.0;
-    std::vector<float> tw(2 * c);
-    for (std::size_t t = 0; t < c; ++t) {
-      const double angle = sign * 2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(c);
-      tw[2 * t] = static_cast<float>(std::cos(angle));
-      tw[2 * t + 1] = static_cast<float>(std::sin(angle));
-    }
-    twiddle_ = DeviceBuffer<float2>(c);
+    // The Stockham FFT of the fused kernel takes exp(+2πi·t/C); the cluster kernel too, followed
+    // by exp(+2πi·t/M) for its M = C/16-point transforms.
+    const std::size_t m = cfg_.fir_fft ? c / kClusterSeqs : 0;
+    std::vector<float> tw(2 * (c + m));
+    const auto fill = [&](std::size_t at, std::size_t n) {
+      for (std::size_t t = 0; t < n; ++t) {
+        const double angle = 2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(n);
+        tw[2 * (at + t)] = static_cast<float>(std::cos(angle));
+        tw[2 * (at + t) + 1] = static_cast<float>(std::sin(angle));
+      }
+    };
+    fill(0, c);
+    if (m > 0) fill(c, m);
+    twiddle_ = DeviceBuffer<float2>(c + m);
     FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
   }
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
@@ -392,7 +398,7 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
   // spectra of FIR history); at least 2 batches per cluster so that short pushes use few.
   const std::size_t per_coarse_wanted =
       std::max<std::size_t>(1, static_cast<std::size_t>(cfg_.fir_fft_clusters) / static_cast<std::size_t>(p.ncoarse));
-  const std::size_t min_spectra = 2 * static_cast<std::size_t>(kClusterBatch);
+  const std::size_t min_spectra = 2 * static_cast<std::size_t>(cfg_.fir_fft_batch);
   const std::size_t per_coarse = std::clamp<std::size_t>(nspectra / min_spectra, 1, per_coarse_wanted);
   const std::size_t spc = (nspectra + per_coarse - 1) / per_coarse;
   a.spectra_per_cluster = static_cast<int>(spc);

@@ -27,6 +27,7 @@ struct GpuConfig {
   int fft_log2r = 3;         ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
   bool fir_fft = false;      ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
   int fir_fft_clusters = 0;  ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
+  int fir_fft_batch = 16;    ///< fir_fft: spectra per cluster barrier
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };

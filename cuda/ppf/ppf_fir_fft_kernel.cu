@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: MIT
 // Complex output with the FIR and the FFT in one kernel, so that the filtered spectra never leave
-// the SMs (ppf_kernels.cuh, FirFftArgs, says what it computes; ppf_cluster_fft.hpp the FFT split).
+// the SMs (ppf_kernels.cuh, FirFftArgs, says what it computes; ppf_cluster_fft.hpp the FFT split
+// and every index).
 //
-// A cluster of R = 8 blocks owns a contiguous range of output spectra of one coarse channel.
-// Thread j of block b filters channel c = 8·j + b with its T taps in registers, in transposed
-// form (a ring of T accumulators), so every input sample is loaded and converted once. Per
-// batch of S = 8 spectra ("phase" k), with one cluster barrier per phase:
-//   - combine batch k − 1: read Y_q[k1] of all 8 blocks (DSMEM), twiddle, 8-point DFT, store
-//     the output rows (block b takes k1 in [b·L/8, (b + 1)·L/8), so each store is a
-//     contiguous run);
+// A cluster of 8 blocks (2M threads each, C = 16·M) owns a contiguous range of output spectra of
+// one coarse channel. Thread t of block b filters channel 16·n + 8·h + b (h = t / M,
+// n = t mod M) with its T taps in registers, in transposed form (a ring of T accumulators), so
+// every input sample is loaded and converted once. Per batch of S = 16/P spectra ("phase" k),
+// with one cluster barrier per phase:
 //   - FIR of batch k from the raw input staged in the cluster's shared memory (DSMEM reads),
-//     into the block's filtered buffer, then its L-point FFT in shared memory;
-//   - stage the raw input of batch k + 1 (loaded into registers one phase earlier, coalesced:
-//     block q loads channels q·L ... q·L + L − 1) and load batch k + 2.
-// Raw and filtered buffers are double-buffered, so a buffer is rewritten only two barriers
-// after the phase whose remote reads used it.
+//     into the block's FFT buffer: 32 sequences of M points (S spectra × 2 halves × P);
+//   - the M-point Stockham FFTs of those (radix 16 in registers, M/16 threads each, one padded
+//     shared-memory exchange at M = 256), natural-order output back into the buffer;
+//   - combine batch k − 1: read Y_s[k1] of the 16 sequences (8 blocks, DSMEM), twiddle, 16-point
+//     DFT in registers, store the output rows (block b takes k1 in [b·M/8, (b + 1)·M/8), so
+//     each store is a contiguous run);
+//   - the raw input of batch k + 1 goes from device memory straight into shared memory
+//     (cp.async, no registers): issued at the start of the phase into the other raw buffer, or,
+//     where two raw buffers do not fit, after a split cluster barrier that says every block has
+//     read the only one (then the combine hides the load).
+// FFT buffers are double-buffered, so a buffer is rewritten only two barriers after the phase
+// whose remote reads used it. The direction of the transform and the channel order are folded
+// into where the outputs go (ppf_output_channel), so no phase factor is applied.
 #include <cooperative_groups.h>
 
 #include <cstdint>
@@ -28,77 +35,116 @@ namespace cg = cooperative_groups;
 namespace fastpsr::cuda::ppf {
 namespace {
 
-constexpr int R = kClusterBlocks;
-constexpr int S = kClusterBatch;
-static_assert(S == R, "the combine stage gives each thread one (spectrum, k1) of the batch");
+using fft::Cf;
 
-template <typename In, int P, int LOG2L>
+constexpr int R = kClusterBlocks;
+constexpr std::size_t kMaxSmem = 227U * 1024U;  // opt-in limit of sm_90
+
+template <typename In, int P, int LOG2M>
 struct FirFftShape {
   using V = typename SampleVec<In, P>::type;
-  static constexpr int L = 1 << LOG2L;
-  static constexpr std::size_t filt_complex = 2U * P * S * L;  // [2][P][S][L]
-  static constexpr std::size_t smem_bytes = filt_complex * sizeof(Complex32) + 2U * S * L * sizeof(V);
+  using Plan = fft::StockhamPlan<LOG2M, kClusterLog2R>;
+  static constexpr int M = 1 << LOG2M;
+  static constexpr int S = cluster_batch(P);
+  static constexpr int threads = 2 * M;
+  static constexpr int log2vb = sizeof(V) == 2 ? 1 : sizeof(V) == 4 ? 2 : sizeof(V) == 8 ? 3 : 4;
+  static constexpr int tf = cluster_transform_floats<Plan>();                             // floats per transform
+  static constexpr std::size_t fft_bytes = 2U * kClusterTransforms * tf * sizeof(float);  // [2][32][tf]
+  static constexpr std::size_t raw_buf_bytes = static_cast<std::size_t>(S) * raw_block_chunks(LOG2M, log2vb) * 16U;
+  static constexpr int raw_bufs = fft_bytes + 2U * raw_buf_bytes <= kMaxSmem ? 2 : 1;
+  static constexpr std::size_t smem_bytes = fft_bytes + raw_bufs * raw_buf_bytes;
+  static constexpr int loads_per_thread = static_cast<int>(S * raw_block_chunks(LOG2M, log2vb)) / threads;
+  static_assert(loads_per_thread * threads == static_cast<int>(S * raw_block_chunks(LOG2M, log2vb)));
+  static_assert(S * 2 * P == kClusterTransforms && threads / Plan::T == kClusterTransforms);
 };
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // used by the cluster kernel only
-__device__ __forceinline__ float2 rotate(float2 v, float2 ph) {
-  return make_float2(v.x * ph.x - v.y * ph.y, v.x * ph.y + v.y * ph.x);
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+__device__ __forceinline__ void copy16_async(void* smem, const void* global, bool valid) {
+  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const unsigned src_bytes = valid ? 16U : 0U;  // 0: fill with zeros
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(global), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void copy_async_wait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 #endif
 
 // The FIR of one batch: inputs r = k·S + i, i < S, with OFF = (k·S) mod T; the output completed
-// by input r goes to dst[(p·S + i)·L].
-template <typename In, int P, int T, int L, int OFF>
-__device__ __forceinline__ void fir_batch(const typename SampleVec<In, P>::type* src, const float (&w)[T],
-                                          float2 (&acc)[T][P], float2 ph, Complex32* dst) {
-  typename SampleVec<In, P>::type v[S];
+// by input i goes to transform cluster_transform(i, h, p) at position n.
+template <typename In, int P, int T, int S, int OFF, int TF, int FI, int LOG2M>
+__device__ __forceinline__ void fir_batch(const unsigned char* src, unsigned src_stride, const float* coeff,
+                                          float2 (&acc)[T][P], float* dst) {
+  using V = typename SampleVec<In, P>::type;
+  // The taps come from the read-only cache at every batch rather than living in registers
+  // through the FFT and the combine (where they cost spills at T = 16); the empty asm keeps the
+  // compiler from hoisting the loads out of the loop.
+  asm volatile("" : "+l"(coeff));
+  float w[T];
 #pragma unroll
-  for (int i = 0; i < S; ++i) v[i] = src[i * L];  // all remote loads first
+  for (int tap = 0; tap < T; ++tap) w[tap] = __ldg(coeff + static_cast<std::size_t>(tap) * (16U << LOG2M));
+  constexpr int G0 = 64 / static_cast<int>(sizeof(V)) < 8 ? 64 / static_cast<int>(sizeof(V)) : 8;
+  constexpr int G = G0 < S ? G0 : S;  // samples loaded ahead (registers)
+  static_assert(S % G == 0);
 #pragma unroll
-  for (int i = 0; i < S; ++i) {
-    float2 x[P];
-    SampleVec<In, P>::to_float(v[i], x);
+  for (int g = 0; g < S; g += G) {
+    V v[G];
 #pragma unroll
-    for (int t = 0; t < T; ++t) {
-      const int slot = fir_ring_slot(OFF + i, t, T);
+    for (int i = 0; i < G; ++i) v[i] = *reinterpret_cast<const V*>(src + (g + i) * src_stride);  // loads first
 #pragma unroll
-      for (int p = 0; p < P; ++p) {
-        if (t == 0) {
-          acc[slot][p] = make_float2(w[0] * x[p].x, w[0] * x[p].y);
-        } else {
-          acc[slot][p].x = fmaf(w[t], x[p].x, acc[slot][p].x);
-          acc[slot][p].y = fmaf(w[t], x[p].y, acc[slot][p].y);
+    for (int i = 0; i < G; ++i) {
+      float2 x[P];
+      SampleVec<In, P>::to_float(v[i], x);
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int slot = fir_ring_slot(OFF + g + i, t, T);
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          if (t == 0) {
+            acc[slot][p] = make_float2(w[0] * x[p].x, w[0] * x[p].y);
+          } else {
+            acc[slot][p].x = fmaf(w[t], x[p].x, acc[slot][p].x);
+            acc[slot][p].y = fmaf(w[t], x[p].y, acc[slot][p].y);
+          }
         }
       }
-    }
-    const int done = fir_ring_slot(OFF + i + 1, 0, T);  // output r − (T − 1)
+      const int done = fir_ring_slot(OFF + g + i + 1, 0, T);  // output r − (T − 1)
 #pragma unroll
-    for (int p = 0; p < P; ++p) {
-      const float2 y = rotate(acc[done][p], ph);
-      dst[(p * S + i) * L] = Complex32{y.x, y.y};
+      for (int p = 0; p < P; ++p) {
+        float* d = dst + ((2 * (g + i)) * P + p) * TF;  // transform (2i + h)·P + p; h is in dst
+        d[0] = acc[done][p].x;
+        d[FI] = acc[done][p].y;
+      }
     }
   }
 }
 
-template <typename In, int P, int T, int LOG2L>
-__global__ void __launch_bounds__(1 << LOG2L, 1) fir_fft_kernel(FirFftArgs a) {
+template <typename In, int P, int T, int LOG2M>
+__global__ void __launch_bounds__(2 << LOG2M, 1) fir_fft_kernel(FirFftArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   // Thread-block clusters exist from compute capability 9.0; the engine refuses fft=cluster on
   // older GPUs, so this body is never run there (it only lets the other architectures build).
   (void)a;
   __trap();
 #else
-  using Shape = FirFftShape<In, P, LOG2L>;
+  using Shape = FirFftShape<In, P, LOG2M>;
   using V = typename Shape::V;
-  constexpr int L = Shape::L;
-  constexpr unsigned C = static_cast<unsigned>(L * R);
+  using Plan = typename Shape::Plan;
+  constexpr int M = Shape::M;
+  constexpr int S = Shape::S;
+  constexpr int TF = Shape::tf;
+  constexpr int FI = Plan::smem_floats();  // offset of the imaginary parts in a transform
+  constexpr int LOG2VB = Shape::log2vb;
+  constexpr unsigned C = 16U * M;
+  constexpr bool kTwoRaw = Shape::raw_bufs == 2;
   static_assert(T <= 2 * S && (T & (T - 1)) == 0, "the ring offset of a batch is 0 or S");
   extern __shared__ float4 smem_words[];
-  auto* filt = reinterpret_cast<Complex32*>(smem_words);         // [2][P][S][L]
-  auto* raw = reinterpret_cast<V*>(filt + Shape::filt_complex);  // [2][S][L]
+  auto* fftbuf = reinterpret_cast<float*>(smem_words);                                 // [2][32][TF]
+  auto* raw = reinterpret_cast<unsigned char*>(fftbuf + 2 * kClusterTransforms * TF);  // [raw_bufs][...]
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned b = cluster.block_rank();
-  const unsigned j = threadIdx.x;
+  const unsigned t = threadIdx.x;
   const int cid = static_cast<int>(blockIdx.x) / R;
   const int f = static_cast<int>(blockIdx.y);
   const long long s_begin = static_cast<long long>(cid) * a.spectra_per_cluster;
@@ -107,127 +153,129 @@ __global__ void __launch_bounds__(1 << LOG2L, 1) fir_fft_kernel(FirFftArgs a) {
   const int n_in = n_out > 0 ? n_out + T - 1 : 0;
   const int nbatch = (n_in + S - 1) / S;
 
-  // Input: this block loads channel b·L + j of every spectrum.
-  const V* in = static_cast<const V*>(a.in) + static_cast<std::size_t>(f) * a.in_coarse_stride +
-                static_cast<std::size_t>(s_begin) * C + b * L + j;
-  V pre[S];
-  auto load_batch = [&](int k) {
+  // Raw input: this block's share of every spectrum, 16-byte chunks.
+  const auto* in =
+      static_cast<const unsigned char*>(a.in) +
+      (static_cast<std::size_t>(f) * a.in_coarse_stride + static_cast<std::size_t>(s_begin) * C) * sizeof(V) +
+      static_cast<std::size_t>(b) * raw_block_chunks(LOG2M, LOG2VB) * 16U;
+  const bool aligned = ((reinterpret_cast<std::uintptr_t>(a.in) | (a.in_coarse_stride * sizeof(V))) & 15U) == 0;
+  auto load_batch = [&](int k, unsigned char* buf) {
 #pragma unroll
-    for (int i = 0; i < S; ++i) {
-      const int r = k * S + i;
-      pre[i] = r < n_in ? __ldg(in + static_cast<std::size_t>(r) * C) : V{};
+    for (int z = 0; z < Shape::loads_per_thread; ++z) {
+      const RawLoad l = raw_load(b, t + static_cast<unsigned>(z * Shape::threads), LOG2M, LOG2VB);
+      const int r = k * S + static_cast<int>(l.i);
+      const bool valid = r < n_in;
+      const unsigned char* src = in + (static_cast<std::size_t>(valid ? r : 0) * C * sizeof(V) + l.w * 16U);
+      unsigned char* dst = buf + l.dst * 16U;
+      if (aligned) {
+        copy16_async(dst, src, valid);
+      } else {  // samples one by one (pushes of odd sizes with several coarse channels)
+#pragma unroll
+        for (unsigned o = 0; o < 16U; o += sizeof(V)) {
+          *reinterpret_cast<V*>(dst + o) = valid ? __ldg(reinterpret_cast<const V*>(src + o)) : V{};
+        }
+      }
     }
   };
-  auto stage_batch = [&](int k) {
-#pragma unroll
-    for (int i = 0; i < S; ++i) raw[((k & 1) * S + i) * L + j] = pre[i];
-  };
+  auto raw_buf = [&](int k) { return raw + (kTwoRaw ? (k & 1) * Shape::raw_buf_bytes : 0); };
 
-  // FIR: channel 8·j + b, its taps, its phase; its raw samples sit in block `owner`.
-  const unsigned c_fir = static_cast<unsigned>(R) * j + b;
-  float w[T];
-#pragma unroll
-  for (int t = 0; t < T; ++t) w[t] = __ldg(a.coeff + static_cast<std::size_t>(t) * C + c_fir);
-  const float2 ph = __ldg(a.phase + c_fir);
-  const V* raw_src = cluster.map_shared_rank(raw, cluster_owner_block(j, b, LOG2L)) + cluster_owner_offset(j, b, LOG2L);
+  // FIR: channel cluster_channel(b, t), its taps; its raw samples sit in block raw_owner(n).
+  const unsigned n = t & (M - 1U);
+  const unsigned h = t >> LOG2M;
+  const unsigned c_fir = cluster_channel(b, t, LOG2M);
+  const float* coeff = a.coeff + c_fir;
+  const auto* raw_src = cluster.map_shared_rank(raw, raw_owner(n, LOG2M)) + raw_sample_byte(b, t, 0, LOG2M, LOG2VB);
+  constexpr unsigned raw_stride = 2U * (1U << (LOG2M - 3)) * raw_group_chunks(LOG2VB) * 16U;  // per spectrum
   float2 acc[T][P];
 #pragma unroll
-  for (int t = 0; t < T; ++t) {
+  for (int tap = 0; tap < T; ++tap) {
 #pragma unroll
-    for (int p = 0; p < P; ++p) acc[t][p] = make_float2(0.0F, 0.0F);
+    for (int p = 0; p < P; ++p) acc[tap][p] = make_float2(0.0F, 0.0F);
   }
 
-  // Combine: spectrum i of the batch, bin k1 (block b takes k1 in [b·L/8, (b + 1)·L/8)).
-  const auto* twiddle = reinterpret_cast<const Complex32*>(a.twiddle);
-  const unsigned ci = j / (L / R);
-  const unsigned k1 = b * (L / R) + j % (L / R);
-  const unsigned k1_pos = fft_position_of_bin(k1, LOG2L);
+  // FFT: thread t works on transform t / (M/16), as Stockham thread j.
+  const auto* twiddle = reinterpret_cast<const Cf*>(a.twiddle);  // exp(+2πi·t/C), t < C
+  const Cf* twiddle_m = twiddle + C;                             // exp(+2πi·t/M), t < M
+  const int q_fft = static_cast<int>(t) / Plan::T;
+  const int j_fft = static_cast<int>(t) % Plan::T;
+
+  // Combine: polarisation, spectrum of the batch, bin k1.
+  const CombineItem item = combine_item(b, t, LOG2M, P);
   const int f_out = a.descending ? a.ncoarse - 1 - f : f;
-  float2* out_base = a.out + static_cast<std::size_t>(f_out) * C * P;
+  float2* out_base = a.out + static_cast<std::size_t>(f_out) * C * P + item.p;
+  const unsigned comb_off = cluster_transform(item.i, 0, item.p, P) * (TF / 2) + item.k1;  // float2
   auto combine = [&](int k) {
-    const int s_rel = k * S + static_cast<int>(ci) - (T - 1);
-    Complex32 y[P][R];
+    const int s_rel = k * S + static_cast<int>(item.i) - (T - 1);
+    const unsigned off = comb_off + static_cast<unsigned>((k & 1) * kClusterTransforms * (TF / 2));
+    Cf y[16];
 #pragma unroll
-    for (int q = 0; q < R; ++q) {
-      const Complex32* rf = cluster.map_shared_rank(filt, static_cast<unsigned>(q));
-#pragma unroll
-      for (int p = 0; p < P; ++p) y[p][q] = rf[(((k & 1) * P + p) * S + ci) * L + k1_pos];
+    for (int s = 0; s < 16; ++s) {  // sequence s: block s mod 8, half s / 8
+      const float2* src =
+          cluster.map_shared_rank(reinterpret_cast<const float2*>(fftbuf), static_cast<unsigned>(s & 7));
+      const float2 v = src[off + static_cast<unsigned>((s >> 3) * P * (TF / 2))];
+      y[s] = Cf{v.x, v.y};
     }
-#pragma unroll
-    for (int p = 0; p < P; ++p) cluster_combine(y[p], k1, twiddle, a.inverse);
+    cluster_combine(y, item.k1, twiddle);
     if (s_rel < 0 || s_rel >= n_out) return;
     float2* row = out_base + static_cast<std::size_t>(s_begin + s_rel) * a.row_complex;
 #pragma unroll
-    for (int k2 = 0; k2 < R; ++k2) {
-      const std::size_t o = (static_cast<std::size_t>(k1) + static_cast<std::size_t>(k2) * L) * P;
-      if constexpr (P == 1) {
-        __stcs(row + o, make_float2(y[0][k2].re, y[0][k2].im));
-      } else {
-        __stcs(reinterpret_cast<float4*>(row + o), make_float4(y[0][k2].re, y[0][k2].im, y[1][k2].re, y[1][k2].im));
-      }
+    for (int k2 = 0; k2 < 16; ++k2) {
+      const unsigned j = ppf_output_channel(item.k1 + static_cast<unsigned>(k2 * M), C, a.descending);
+      __stcs(row + static_cast<std::size_t>(j) * P, make_float2(y[k2].re, y[k2].im));
     }
   };
 
   if (nbatch > 0) {
-    load_batch(0);
-    stage_batch(0);
+    load_batch(0, raw_buf(0));
+    copy_async_wait();
   }
-  if (nbatch > 1) load_batch(1);
   cluster.sync();
   for (int k = 0; k <= nbatch; ++k) {
-    if (k >= 1) combine(k - 1);
     if (k < nbatch) {
-      const V* src = raw_src + (k & 1) * S * L;
-      Complex32* fb = filt + (k & 1) * P * S * L;
+      if (kTwoRaw && k + 1 < nbatch) load_batch(k + 1, raw_buf(k + 1));
+      const unsigned char* src = raw_src + (kTwoRaw ? (k & 1) * Shape::raw_buf_bytes : 0);
+      float* fb = fftbuf + (k & 1) * kClusterTransforms * TF;
+      float* dst = fb + h * P * TF + n;
       if constexpr (T > S) {
         if (((k * S) & (T - 1)) == 0) {
-          fir_batch<In, P, T, L, 0>(src, w, acc, ph, fb + j);
+          fir_batch<In, P, T, S, 0, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
         } else {
-          fir_batch<In, P, T, L, S>(src, w, acc, ph, fb + j);
+          fir_batch<In, P, T, S, S, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
         }
       } else {
-        fir_batch<In, P, T, L, 0>(src, w, acc, ph, fb + j);
+        fir_batch<In, P, T, S, 0, TF, FI, LOG2M>(src, raw_stride, coeff, acc, dst);
       }
+      if (!kTwoRaw) cluster_arrive();  // this block's reads of the raw buffer are done
       __syncthreads();
-      // The L-point FFTs of the batch's P·S sequences (the C-point table serves every span).
+      float* tb = fb + q_fft * TF;
+      Cf v[1][Plan::R];
 #pragma unroll
-      for (int st = 0; st < fft_stage_count(LOG2L); ++st) {
-        const unsigned span = fft_stage_span(LOG2L, st);
-        if (fft_stage_radix(LOG2L, st) == 4) {
+      for (int m = 0; m < Plan::R; ++m) v[0][m] = Cf{tb[j_fft + m * Plan::T], tb[FI + j_fft + m * Plan::T]};
+      fft::stockham_inverse<Plan, 0, 1>(v, tb, twiddle_m, j_fft);
+      __syncthreads();  // every thread has read the exchange
+      auto* out2 = reinterpret_cast<float2*>(tb);
 #pragma unroll
-          for (int m = 0; m < P * S / 4; ++m) {  // P·S·L/4 butterflies over L threads
-            const unsigned u = j + static_cast<unsigned>(m * L);
-            const unsigned seq = u / (L / 4);
-            fft_radix4_butterfly(fb + seq * L, C, span, u % (L / 4), twiddle, a.inverse);
-          }
-        } else {
-#pragma unroll
-          for (int m = 0; m < P * S / 2; ++m) {
-            const unsigned u = j + static_cast<unsigned>(m * L);
-            const unsigned seq = u / (L / 2);
-            fft_radix2_butterfly(fb + seq * L, C, span, u % (L / 2), twiddle, a.inverse);
-          }
-        }
-        __syncthreads();
+      for (int m = 0; m < Plan::R; ++m) out2[j_fft + m * Plan::T] = make_float2(v[0][m].re, v[0][m].im);
+      if (!kTwoRaw) {
+        cluster_wait();  // every block has read the raw buffer: refill it
+        if (k + 1 < nbatch) load_batch(k + 1, raw_buf(k + 1));
       }
     }
-    if (k + 1 < nbatch) {
-      stage_batch(k + 1);
-      if (k + 2 < nbatch) load_batch(k + 2);
-    }
+    if (k >= 1) combine(k - 1);
+    copy_async_wait();
     cluster.sync();
   }
 #endif
 }
 
-template <typename In, int P, int T, int LOG2L>
+template <typename In, int P, int T, int LOG2M>
 struct FirFftKernel {
-  static constexpr auto kernel = fir_fft_kernel<In, P, T, LOG2L>;
-  static constexpr std::size_t smem = FirFftShape<In, P, LOG2L>::smem_bytes;
+  static constexpr auto kernel = fir_fft_kernel<In, P, T, LOG2M>;
+  static constexpr std::size_t smem = FirFftShape<In, P, LOG2M>::smem_bytes;
   static cudaLaunchConfig_t config(dim3 grid, cudaStream_t stream, cudaLaunchAttribute* attr) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
-    cfg.blockDim = dim3(1U << LOG2L);
+    cfg.blockDim = dim3(2U << LOG2M);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     attr->id = cudaLaunchAttributeClusterDimension;
@@ -253,46 +301,46 @@ struct FirFftKernel {
   }
 };
 
-// Calls Fn(FirFftKernel<In, P, T, LOG2L>{}) for the run-time shape.
+// Calls Fn(FirFftKernel<In, P, T, LOG2M>{}) for the run-time shape.
 template <typename In, int P, int T, typename Fn>
-cudaError_t by_size(int log2l, Fn&& fn) {
-  switch (log2l) {
+cudaError_t by_size(int log2m, Fn&& fn) {
+  switch (log2m) {
+    case 6:
+      return fn(FirFftKernel<In, P, T, 6>{});
     case 7:
       return fn(FirFftKernel<In, P, T, 7>{});
     case 8:
       return fn(FirFftKernel<In, P, T, 8>{});
-    case 9:
-      return fn(FirFftKernel<In, P, T, 9>{});
     default:
       return cudaErrorInvalidValue;
   }
 }
 template <typename In, int P, typename Fn>
-cudaError_t by_taps(int ntaps, int log2l, Fn&& fn) {
+cudaError_t by_taps(int ntaps, int log2m, Fn&& fn) {
   switch (ntaps) {
     case 4:
-      return by_size<In, P, 4>(log2l, fn);
+      return by_size<In, P, 4>(log2m, fn);
     case 8:
-      return by_size<In, P, 8>(log2l, fn);
+      return by_size<In, P, 8>(log2m, fn);
     case 16:
-      return by_size<In, P, 16>(log2l, fn);
+      return by_size<In, P, 16>(log2m, fn);
     default:
       return cudaErrorInvalidValue;
   }
 }
 template <typename Fn>
 cudaError_t by_shape(InType type, int npol, int ntaps, int nchans, Fn&& fn) {
-  int log2l = 0;
-  while ((R << log2l) < nchans) ++log2l;
-  if ((R << log2l) != nchans) return cudaErrorInvalidValue;
+  int log2m = 0;
+  while ((kClusterSeqs << log2m) < nchans) ++log2m;
+  if ((kClusterSeqs << log2m) != nchans) return cudaErrorInvalidValue;
   const bool two = npol == 2;
   switch (type) {
     case InType::ci8:
-      return two ? by_taps<std::int8_t, 2>(ntaps, log2l, fn) : by_taps<std::int8_t, 1>(ntaps, log2l, fn);
+      return two ? by_taps<std::int8_t, 2>(ntaps, log2m, fn) : by_taps<std::int8_t, 1>(ntaps, log2m, fn);
     case InType::ci16:
-      return two ? by_taps<std::int16_t, 2>(ntaps, log2l, fn) : by_taps<std::int16_t, 1>(ntaps, log2l, fn);
+      return two ? by_taps<std::int16_t, 2>(ntaps, log2m, fn) : by_taps<std::int16_t, 1>(ntaps, log2m, fn);
     case InType::cf32:
-      return two ? by_taps<float, 2>(ntaps, log2l, fn) : by_taps<float, 1>(ntaps, log2l, fn);
+      return two ? by_taps<float, 2>(ntaps, log2m, fn) : by_taps<float, 1>(ntaps, log2m, fn);
   }
   return cudaErrorInvalidValue;
 }

@@ -126,19 +126,18 @@ cudaError_t launch_fft_detect(const FftDetectArgs& a, int npol, int rows, cudaSt
 cudaError_t launch_sum_segments(const FftDetectArgs& a, int nifs, int rows, cudaStream_t stream);
 
 /// Complex output, FIR and FFT fused (ppf_fir_fft_kernel.cu, sm_90 thread-block clusters): a
-/// cluster of 8 blocks (L = C/8 threads each, one channel per thread, its T taps in registers
-/// and a ring of T accumulators, so each input sample is loaded and converted once) slides over
-/// a range of spectra of one coarse channel; per batch of 8 spectra the blocks swap the raw input
-/// through distributed shared memory (block q loads channels q·L ... contiguous, thread j of
-/// block b filters channel 8·j + b), transform their decimated L-point sequences in shared
-/// memory and combine them (ppf_cluster_fft.hpp); only the input and the output rows touch
-/// device memory. For C = 1024, 2048, 4096 and T = 4, 8, 16.
+/// cluster of 8 blocks (2·C/16 threads each, one channel per thread, its T taps and a ring of T
+/// accumulators, so each input sample is loaded and converted once) slides over a range of
+/// spectra of one coarse channel; per batch of 16/P spectra the blocks share the raw input
+/// through distributed shared memory, filter, transform 16 decimated C/16-point sequences
+/// (two per block, Stockham radix 16) and combine them (ppf_cluster_fft.hpp); only the input and
+/// the output rows touch device memory. For C = 1024, 2048, 4096 and T = 4, 8, 16.
 struct FirFftArgs {
   const void* in = nullptr;
   std::size_t in_coarse_stride = 0;  ///< samples
   const float* coeff = nullptr;      ///< [T][C]
-  const float2* phase = nullptr;     ///< [C]
-  const float2* twiddle = nullptr;   ///< exp(−2πi·t/C), t < C
+  const float2* phase = nullptr;     ///< [C] (unused: the kernel places the bins instead)
+  const float2* twiddle = nullptr;   ///< exp(+2πi·t/C), t < C, then exp(+2πi·t/M), t < M = C/16
   float2* out = nullptr;             ///< rows [s][F][C][P] (complex output)
   std::size_t row_complex = 0;       ///< complex values per row (F·C·P)
   int nchans = 0;

@@ -198,11 +198,6 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
           CAPTURE(descending);
           CAPTURE(ncoarse);
           const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending, ncoarse);
-          const bool fits = !(type == VoltageType::cf32 && npol == 2 && c == 4096);  // 256 KiB of shared memory
-          if (!fits) {
-            CHECK_THROWS_WITH_AS(gpu(plan, "fft=cluster"), doctest::Contains("shared memory"), Error);
-            continue;
-          }
           const auto input = test::random_voltages(
               type, static_cast<std::size_t>(ncoarse) * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
           const auto ref = test::reference_ppf(plan, input, nsamples);
