@@ -38,16 +38,22 @@ double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 // The shared-memory layout of the tiled harmonic-sum kernel (accel_kernels.hpp's TiledLayout):
 // a term's window has at most floor((threads - 1) h/H) + 2 columns, and as many rows as the
 // sub-harmonic rows of the widest band of `rows` z.
+// The most sub-harmonic rows that term t's window needs for any band of `rows` z (sub_zi is
+// monotonic in z, so a band's rows run from its first z's to its last z's).
+int widest_band_rows(const std::vector<std::int32_t>& sub_zi, int numz, int t, int rows) {
+  const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
+  int widest = 0;
+  for (int z0 = 0; z0 < numz; z0 += rows) widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
+  return widest;
+}
+
 TiledLayout tiled_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows) {
   TiledLayout layout;
   int t = 0;
   for (int s = 1; s < stages; ++s) {
     const int H = 1 << s;
     for (int h = 1; h < H; h += 2, ++t) {
-      const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
-      int widest = 0;
-      for (int z0 = 0; z0 < numz; z0 += rows)
-        widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
+      const int widest = widest_band_rows(sub_zi, numz, t, rows);
       layout.offset[t + 1] = layout.offset[t] + ((threads - 1) * h / H + 2) * widest;
     }
   }
@@ -63,10 +69,7 @@ PipeLayout pipe_layout(const std::vector<std::int32_t>& sub_zi, int numz, int st
   for (int s = 1; s < stages; ++s) {
     const int H = 1 << s;
     for (int h = 1; h < H; h += 2, ++t) {
-      const std::int32_t* of_z = sub_zi.data() + static_cast<std::size_t>(t) * static_cast<std::size_t>(numz);
-      int widest = 0;
-      for (int z0 = 0; z0 < numz; z0 += rows)
-        widest = std::max(widest, of_z[std::min(z0 + rows, numz) - 1] - of_z[z0] + 1);
+      const int widest = widest_band_rows(sub_zi, numz, t, rows);
       layout.offset[t + 1] = layout.offset[t] + pipe_window_pitch(threads, h, s, format) * widest;
       layout.rows += widest;
     }

@@ -67,6 +67,19 @@ void expect_error(const DedispPlan& plan, const Config& config, ErrorCode code, 
   }
 }
 
+// Sets the lane mode named "4", "4mad", "2", "1" or "float" in `cfg`; true for float (32-bit
+// float input, which chooses its lanes itself).
+bool set_lane_mode(Config& cfg, const std::string& lanes) {
+  if (lanes == "float") return true;
+  if (lanes == "4mad") {
+    cfg["lanes"] = "4";
+    cfg["mad_hi"] = "1";
+  } else {
+    cfg["lanes"] = lanes;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("cuda dedisp: 8-bit input, shapes, downsampling, masks, forced lane modes") {
@@ -209,13 +222,7 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
                       {"chans_per_stage", std::to_string(i % 3 == 0 ? 1 : (i % 3 == 1 ? 5 : 16))},
                       // Both staging paths (bulk copies on sm_90+, cp.async pieces) for every lane mode.
                       {"bulk_copy", std::to_string(i % 4 == 3 ? 0 : 1)}};
-        const bool is_float = std::string(lanes) == "float";
-        if (std::string(lanes) == "4mad") {
-          cfg["lanes"] = "4";
-          cfg["mad_hi"] = "1";
-        } else if (!is_float) {
-          cfg["lanes"] = lanes;
-        }
+        const bool is_float = set_lane_mode(cfg, lanes);
         check_case(is_float ? pf : p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i));
         ++i;
       }
@@ -227,13 +234,7 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
       Config cfg = {
           {"subband", "0"},    {"items_time", "4"}, {"items_dm", "8"},         {"threads_time", "32"},
           {"threads_dm", "4"}, {"max_regs", cap},   {"chans_per_stage", "16"}, {"bulk_copy", std::to_string(i % 2)}};
-      const bool is_float = std::string(lanes) == "float";
-      if (std::string(lanes) == "4mad") {
-        cfg["lanes"] = "4";
-        cfg["mad_hi"] = "1";
-      } else if (!is_float) {
-        cfg["lanes"] = lanes;
-      }
+      const bool is_float = set_lane_mode(cfg, lanes);
       check_case(is_float ? pf : p8, nin, 300, cfg, seed + static_cast<std::uint64_t>(i));
       ++i;
     }
