@@ -129,6 +129,19 @@ FASTPSR_HD void cluster_combine(fft::Cf (&y)[16], unsigned k1, const fft::Cf* tw
   fft::idft<16>(y);
 }
 
+/// The lean kernel's raw ring: raw buffers of S spectra each, enough that a batch's FIR window
+/// (its T − 1 spectra of history and its own S) is resident while nothing else is: 1 + ⌈(T−1)/S⌉.
+FASTPSR_HD constexpr int lean_ring_batches(int ntaps, int s) { return 1 + (ntaps - 1 + s - 1) / s; }
+/// The lean kernel's FIR window of batch k: position j < S + T − 1 is input spectrum k·S + d,
+/// d = j − (T − 1), held in the ring buffer of batch k + lean_window_batch(j) (≤ 0) at spectrum
+/// lean_window_index(j) of that buffer.
+FASTPSR_HD constexpr int lean_window_batch(int j, int ntaps, int s) {
+  return (j - (ntaps - 1) + s * ntaps) / s - ntaps;  // ⌊d / S⌋ (d ≥ −T·S)
+}
+FASTPSR_HD constexpr int lean_window_index(int j, int ntaps, int s) {
+  return j - (ntaps - 1) - s * lean_window_batch(j, ntaps, s);
+}
+
 /// The transposed-form FIR's ring of T accumulators: input r (relative to the cluster's first
 /// input spectrum) adds tap t to the accumulator of output r − t, slot (r − t) mod T; the slot
 /// of output r − (T − 1) is complete after input r and is next reused by output r + 1.

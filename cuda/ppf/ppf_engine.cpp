@@ -52,9 +52,12 @@ InType in_type(VoltageType t) {
 std::string GpuConfig::describe() const {
   if (fir_fft) {
     return fmt::format(
-        "FIR + FFT fused (clusters of {} blocks, taps in registers, {} sequences of radix-{} Stockham FFTs, {} "
-        "spectra per exchange, {} clusters in flight)",
-        kClusterBlocks, kClusterSeqs, 1 << kClusterLog2R, fir_fft_batch, fir_fft_clusters);
+        "FIR + FFT fused (clusters of {} blocks, {}, {} sequences of radix-{} Stockham FFTs, {} spectra per "
+        "exchange, {} clusters in flight)",
+        kClusterBlocks,
+        fir_fft_lean ? "lean: FIR window from a ring of raw spectra, 1024 threads per SM"
+                     : "ring: FIR accumulators in registers",
+        kClusterSeqs, 1 << kClusterLog2R, fir_fft_batch, fir_fft_clusters);
   }
   const std::string fft = fused_fft ? fmt::format(", FFT + detection fused (Stockham radix {}, {} spectra per block)",
                                                   1 << fft_log2r, segment_spectra)
@@ -79,10 +82,12 @@ std::string GpuConfig::describe_fir() const {
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
-    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix") {
-      throw Error(
-          ErrorCode::invalid_argument,
-          fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix)", k));
+    if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix" &&
+        k != "cluster") {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix, "
+                              "cluster)",
+                              k));
     }
   }
   GpuConfig cfg;
@@ -189,19 +194,34 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   if (fft != kv.end() && fft->second == "cluster") {
     cfg.fir_fft = true;
     const bool sm90 = props.sm_major >= 9;
-    const std::size_t smem = fir_fft_shared_bytes(c, npol, in_type(plan.problem.input));
+    const InType type = in_type(plan.problem.input);
+    // The ring variant (FIR accumulators in registers, one block per SM) unless cluster=lean asks
+    // for the lean one (FIR window from a ring of raw spectra, 1024 threads per SM; ci8, one
+    // polarisation), which measured slower on the H200 (docs/PERFORMANCE.md, ppf).
+    const auto variant = kv.find("cluster");
+    FASTPSR_EXPECTS(variant == kv.end() || variant->second == "lean" || variant->second == "ring",
+                    "--gpu-config cluster={}: not lean or ring", variant == kv.end() ? "" : variant->second);
+    const bool lean_exists = fir_fft_supports(c, ntaps) && fir_fft_lean_exists(c, ntaps, npol, type);
+    FASTPSR_EXPECTS(variant == kv.end() || variant->second == "ring" || lean_exists,
+                    "--gpu-config cluster=lean: only for one polarisation of ci8 (npol = {}, {})", npol,
+                    to_string(plan.problem.input));
+    cfg.fir_fft_lean = variant != kv.end() && variant->second == "lean";
+    const std::size_t smem =
+        fir_fft_supports(c, ntaps) ? fir_fft_shared_bytes(c, ntaps, npol, type, cfg.fir_fft_lean) : 0;
     FASTPSR_EXPECTS(
         plan.complex_output() && fir_fft_supports(c, ntaps) && sm90 && smem > 0 && smem <= props.shared_per_block_optin,
         "--gpu-config fft=cluster: needs complex output, C = 1024, 2048 or 4096 (C = {}), T = 4, 8 or 16 "
         "(T = {}), a GPU of compute capability 9.0 or later ({}.{}) and {} bytes of shared memory per "
         "block ({} here)",
         c, ntaps, props.sm_major, props.sm_minor, smem, props.shared_per_block_optin);
-    FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, in_type(plan.problem.input), &cfg.fir_fft_clusters));
+    FASTPSR_CUDA_TRY(fir_fft_prepare(c, ntaps, npol, type, cfg.fir_fft_lean, &cfg.fir_fft_clusters));
     cfg.fir_fft_batch = cluster_batch(npol);
     FASTPSR_EXPECTS(cfg.fir_fft_clusters > 0, "--gpu-config fft=cluster: the GPU cannot run a cluster of {} blocks",
                     kClusterBlocks);
     return cfg;
   }
+  const auto variant = kv.find("cluster");
+  FASTPSR_EXPECTS(variant == kv.end(), "--gpu-config cluster={}: only with fft=cluster", variant->second);
   if (fft != kv.end()) {
     FASTPSR_EXPECTS(fft->second == "fused" || fft->second == "cufft",
                     "--gpu-config fft={}: not fused, cufft or cluster", fft->second);
@@ -394,6 +414,7 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
   a.descending = p.descending;
   a.inverse = plan_.inverse_fft;
   a.type = in_type(p.input);
+  a.lean = cfg_.fir_fft_lean;
   // One wave of clusters, each over an equal range of spectra (every cluster first runs T − 1
   // spectra of FIR history); at least 2 batches per cluster so that short pushes use few.
   const std::size_t per_coarse_wanted =

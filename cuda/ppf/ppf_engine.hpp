@@ -21,13 +21,14 @@ struct GpuConfig {
   enum class Fir { reg, cache, shared } fir = Fir::reg;
   FirCacheConfig cache;  ///< the register and the cache kernel
   FirSharedConfig shared;
-  int chunk_spectra = 0;     ///< filtered spectra per coarse channel per chunk
-  bool fused_fft = false;    ///< power output: FFT + detection in one kernel instead of cuFFT
-  int segment_spectra = 1;   ///< fused: spectra per block (a row's segments are summed in order)
-  int fft_log2r = 3;         ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
-  bool fir_fft = false;      ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
-  int fir_fft_clusters = 0;  ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
-  int fir_fft_batch = 16;    ///< fir_fft: spectra per cluster barrier
+  int chunk_spectra = 0;      ///< filtered spectra per coarse channel per chunk
+  bool fused_fft = false;     ///< power output: FFT + detection in one kernel instead of cuFFT
+  int segment_spectra = 1;    ///< fused: spectra per block (a row's segments are summed in order)
+  int fft_log2r = 3;          ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
+  bool fir_fft = false;       ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
+  int fir_fft_clusters = 0;   ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
+  int fir_fft_batch = 16;     ///< fir_fft: spectra per cluster barrier
+  bool fir_fft_lean = false;  ///< fir_fft: the lean variant (cluster=lean; ring by default)
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };

@@ -149,15 +149,19 @@ struct FirFftArgs {
   int spectra_per_cluster = 1;  ///< output spectra per cluster (the last may have fewer)
   bool descending = false;
   bool inverse = false;
+  bool lean = false;  ///< the variant of 2 blocks per SM where it exists (fir_fft_lean_exists)
   InType type = InType::ci8;
 };
 /// Whether a fused kernel exists for C, T (P and the input type are all compiled).
 bool fir_fft_supports(int nchans, int ntaps);
-/// Dynamic shared memory per block, bytes.
-std::size_t fir_fft_shared_bytes(int nchans, int npol, InType type);
+/// Whether the lean variant (FIR window from a raw ring, one FFT buffer, 2 blocks per SM) exists
+/// for this shape (one polarisation, its shared memory small enough).
+bool fir_fft_lean_exists(int nchans, int ntaps, int npol, InType type);
+/// Dynamic shared memory per block, bytes (lean: of the lean variant where it exists).
+std::size_t fir_fft_shared_bytes(int nchans, int ntaps, int npol, InType type, bool lean);
 /// Raises the kernel's shared-memory limit and returns in `max_clusters` how many clusters of
 /// it the GPU runs at once (0: it cannot run there).
-cudaError_t fir_fft_prepare(int nchans, int ntaps, int npol, InType type, int* max_clusters);
+cudaError_t fir_fft_prepare(int nchans, int ntaps, int npol, InType type, bool lean, int* max_clusters);
 cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
 
 /// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in

@@ -206,6 +206,23 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
           const auto got = test::run_channeliser(*ch, input, nsamples);
           REQUIRE(got.size() == ref.size());
           CHECK(test::max_relative_error(got.data(), ref) <= kTolerance);
+          CHECK(ch->describe().find("ring") != std::string::npos);
+          if (type == VoltageType::ci8 && npol == 1) {
+            // The lean variant sums the same taps in the same order as the ring variant and runs
+            // the same FFT, so the bits are the same.
+            auto lean = gpu(plan, "fft=cluster,cluster=lean", nsamples);
+            CHECK(lean->describe().find("lean") != std::string::npos);
+            const auto r = test::run_channeliser(*lean, input, nsamples);
+            REQUIRE(r.size() == got.size());
+            CHECK(std::memcmp(r.data(), got.data(), r.size() * sizeof(float)) == 0);
+            if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
+              const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
+              auto split = gpu(plan, "fft=cluster,cluster=lean", gulp);
+              const auto b = test::run_channeliser(*split, input, nsamples, gulp);
+              REQUIRE(b.size() == got.size());
+              CHECK(std::memcmp(b.data(), got.data(), b.size() * sizeof(float)) == 0);
+            }
+          }
           if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
             const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
             auto split = gpu(plan, "fft=cluster", gulp);
@@ -222,6 +239,8 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
                        doctest::Contains("fft=cluster"), Error);
   CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 32, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
                        doctest::Contains("T = 32"), Error);
+  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex), "fft=cluster,cluster=lean"),
+                       doctest::Contains("cluster=lean"), Error);
   CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power), "fft=cluster"),
                        doctest::Contains("complex output"), Error);
 }
@@ -314,6 +333,7 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,sb=2"), doctest::Contains("sb=2"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fft=fused"), doctest::Contains("needs power output"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fft=fast"), doctest::Contains("fft=fast"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "cluster=ring"), doctest::Contains("cluster=ring: only with fft=cluster"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "radix=8"), doctest::Contains("radix=8: only for the fused FFT"), Error);
   const auto power = make_plan(512, 4, VoltageType::ci8, 1, PpfOutput::power);
   CHECK_THROWS_WITH_AS(gpu(power, "radix=4"), doctest::Contains("radix=4: not 8 or 16"), Error);

@@ -260,3 +260,73 @@ TEST_CASE("ppf cluster FFT: the transposed FIR's ring over batches gives every o
     }
   }
 }
+
+TEST_CASE("ppf cluster FFT: the lean FIR window over the ring of raw batches gives every output, taps in order") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g;
+  for (int npol : {1, 2}) {
+    const int S = ppf::cluster_batch(npol);
+    for (int ntaps : {4, 8, 16}) {
+      const int nb = ppf::lean_ring_batches(ntaps, S);
+      CHECK((nb - 1) * S >= ntaps - 1);  // the history fits behind the batch
+      CHECK((nb - 2) * S < ntaps - 1);   // and no buffer more
+      for (int n_out : {1, 7, 8, 9, 40}) {
+        CAPTURE(npol);
+        CAPTURE(ntaps);
+        CAPTURE(n_out);
+        const int n_in = n_out + ntaps - 1;
+        std::vector<float> w(static_cast<std::size_t>(ntaps));
+        std::vector<float> x(static_cast<std::size_t>(n_in));
+        for (auto& v : w) v = g(rng);
+        for (auto& v : x) v = g(rng);
+        // The kernel's schedule: batch 0 loaded first; FIR of batch k from the window, then
+        // batch k + 1 loaded over buffer (k + 1) mod nb. The ring holds input indices (−1: never
+        // loaded) so that every read is checked against the spectrum it must be.
+        std::vector<int> ring(static_cast<std::size_t>(nb * S), -1);
+        auto load = [&](int k) {
+          for (int i = 0; i < S; ++i) ring[static_cast<std::size_t>((k % nb) * S + i)] = k * S + i;
+        };
+        std::vector<float> got(static_cast<std::size_t>(n_out), std::nanf(""));
+        const int nbatch = (n_in + S - 1) / S;
+        load(0);
+        for (int k = 0; k < nbatch; ++k) {
+          const int W = S + ntaps - 1;
+          std::vector<float> acc(static_cast<std::size_t>(S), 0.0F);
+          for (int j = 0; j < W; ++j) {
+            const int m = -ppf::lean_window_batch(j, ntaps, S);
+            const int i = ppf::lean_window_index(j, ntaps, S);
+            REQUIRE(m >= 0);
+            REQUIRE(m < nb);
+            REQUIRE(i >= 0);
+            REQUIRE(i < S);
+            const int r = ring[static_cast<std::size_t>(((k + nb - m) % nb) * S + i)];
+            const int want_r = k * S + j - (ntaps - 1);
+            if (want_r >= 0) CHECK(r == want_r);  // before the first input: whatever, discarded
+            const float xj = r >= 0 && r < n_in ? x[static_cast<std::size_t>(r)] : 0.0F;
+            for (int t = 0; t < ntaps; ++t) {
+              const int o = j - t;
+              if (o < 0 || o >= S) continue;
+              auto& a = acc[static_cast<std::size_t>(o)];
+              a = t == 0 ? w[0] * xj : std::fma(w[static_cast<std::size_t>(t)], xj, a);
+            }
+          }
+          for (int o = 0; o < S; ++o) {
+            const int s = k * S + o - (ntaps - 1);
+            if (s >= 0 && s < n_out) got[static_cast<std::size_t>(s)] = acc[static_cast<std::size_t>(o)];
+          }
+          if (k + 1 < nbatch) load(k + 1);
+        }
+        for (int s = 0; s < n_out; ++s) {
+          float want = 0.0F;  // the register kernel's order, as in the ring test above
+          for (int t = 0; t < ntaps; ++t) {
+            want = std::fma(w[static_cast<std::size_t>(t)], x[static_cast<std::size_t>(s + t)], want);
+          }
+          CAPTURE(s);
+          CHECK(got[static_cast<std::size_t>(s)] == want);
+        }
+      }
+    }
+  }
+}
