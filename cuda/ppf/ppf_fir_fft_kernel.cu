@@ -80,9 +80,9 @@ __device__ __forceinline__ void copy16_async(void* smem, const void* global, boo
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(global), "r"(src_bytes) : "memory");
 }
 __device__ __forceinline__ void copy_async_wait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-// Distributed shared memory through 32-bit shared::cluster addresses (the lean variant): a generic
-// pointer from map_shared_rank takes two registers, and the compiler keeps the 8 blocks' ones live
-// through the whole kernel, which 64 registers cannot afford. The address is
+// Distributed shared memory through 32-bit shared::cluster addresses: a generic pointer from
+// map_shared_rank takes two registers, and the compiler keeps the 8 blocks' ones live through
+// the whole kernel, which the lean variant's 64 registers cannot afford. The address is
 // recomputed at each use (volatile: not hoisted out of the batch loop).
 __device__ __forceinline__ unsigned cluster_address(const void* smem, unsigned rank) {
   unsigned r;
@@ -298,30 +298,20 @@ __global__ void __launch_bounds__(2 << LOG2M, LEAN ? kLeanThreadsPerSm / (2 << L
     const int s_rel = k * S + static_cast<int>(item.i) - (T - 1);
     const unsigned off = comb_off + static_cast<unsigned>((k % Shape::fft_bufs) * kClusterTransforms * (TF / 2));
     Cf y[16];
-    unsigned k1 = item.k1;
-    const Cf* tw = twiddle;
-    if constexpr (LEAN) {
 #pragma unroll
-      for (int r = 0; r < 8; ++r) {  // sequences r and r + 8 (halves 0 and 1) of block r
-        const unsigned src = cluster_address(fftbuf, static_cast<unsigned>(r)) + off * 8U;
+    for (int r = 0; r < 8; ++r) {  // sequences r and r + 8 (halves 0 and 1) of block r
+      const unsigned src = cluster_address(fftbuf, static_cast<unsigned>(r)) + off * 8U;
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const float2 v = load_cluster_float2(src + static_cast<unsigned>(half * P * (TF / 2)) * 8U);
-          y[r + 8 * half] = Cf{v.x, v.y};
-        }
-      }
-      // The twiddles and the 16 output channels depend on k1 only; hidden from the compiler so
-      // that it does not keep them in registers through the batch loop (as with the FIR taps).
-      asm volatile("" : "+r"(k1), "+l"(tw));
-    } else {                          // 128 registers: the compiler may keep the 8 blocks' addresses and the twiddles
-#pragma unroll
-      for (int s = 0; s < 16; ++s) {  // sequence s: block s mod 8, half s / 8
-        const float2* src =
-            cluster.map_shared_rank(reinterpret_cast<const float2*>(fftbuf), static_cast<unsigned>(s & 7));
-        const float2 v = src[off + static_cast<unsigned>((s >> 3) * P * (TF / 2))];
-        y[s] = Cf{v.x, v.y};
+      for (int half = 0; half < 2; ++half) {
+        const float2 v = load_cluster_float2(src + static_cast<unsigned>(half * P * (TF / 2)) * 8U);
+        y[r + 8 * half] = Cf{v.x, v.y};
       }
     }
+    // The twiddles and the 16 output channels depend on k1 only; hidden from the compiler so
+    // that it does not keep them in registers through the batch loop (as with the FIR taps).
+    unsigned k1 = item.k1;
+    const Cf* tw = twiddle;
+    asm volatile("" : "+r"(k1), "+l"(tw));
     cluster_combine(y, k1, tw);
     if (s_rel < 0 || s_rel >= n_out) return;
     float2* row = out_base + static_cast<std::size_t>(s_begin + s_rel) * a.row_complex;
@@ -339,7 +329,7 @@ __global__ void __launch_bounds__(2 << LOG2M, LEAN ? kLeanThreadsPerSm / (2 << L
 #pragma unroll
     for (int m = 0; m < Plan::R; ++m) v[0][m] = Cf{tb[j_fft + m * Plan::T], tb[FI + j_fft + m * Plan::T]};
     const Cf* tw = twiddle_m;
-    if constexpr (LEAN) asm volatile("" : "+l"(tw));  // pass twiddles reloaded, not kept between batches
+    asm volatile("" : "+l"(tw));  // the pass twiddles: reloaded, not kept in registers between batches
     fft::stockham_inverse<Plan, 0, 1>(v, tb, tw, j_fft);
     __syncthreads();  // every thread has read the exchange
     auto* out2 = reinterpret_cast<float2*>(tb);
