@@ -221,6 +221,11 @@ TEST_CASE(
         }
       }
       configs.push_back({{"path", "custom"}, {"fft_len", std::to_string(2 * m * nb)}, {"fft_radix", "16"}});
+      // The kernel variants (defaults: radix 16 for Fourier from M = 1024, powers loaded, 8-byte stores).
+      configs.push_back({{"path", "custom"}, {"fft_twiddles", "chain"}});
+      configs.push_back({{"path", "custom"}, {"fft_radix", "8"}, {"corr_store", "scalar"}});
+      configs.push_back({{"path", "custom"}, {"fft_radix", "16"}, {"fft_twiddles", "chain"}, {"corr_store", "scalar"}});
+      configs.push_back({{"path", "custom"}, {"fft_len", std::to_string(8 * m * nb)}, {"fft_radix", "16"}});
       configs.push_back({{"path", "custom"}, {"segs_per_block", "3"}});
       configs.push_back({{"path", "custom"}, {"plane", "f16"}});
       configs.push_back({{"path", "cufft"}, {"plane", "f16"}, {"zchunk", "3"}});
@@ -470,7 +475,10 @@ TEST_CASE("accel cuda: configurations agree with each other") {
   // Other FFT lengths, radix and path: equal up to rounding.
   for (const Config& c : std::vector<Config>{{{"fft_len", "1024"}},
                                              {{"fft_len", "16384"}},
+                                             {{"fft_radix", "8"}},
                                              {{"fft_radix", "16"}},
+                                             {{"fft_twiddles", "chain"}},
+                                             {{"fft_radix", "8"}, {"fft_twiddles", "chain"}, {"corr_store", "scalar"}},
                                              {{"path", "cufft"}, {"fft_len", "2048"}},
                                              {{"path", "cufft"}, {"fft_len", "65536"}}}) {
     INFO("gpu-config " << describe(c));
@@ -592,6 +600,10 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   MESSAGE(text);
   CHECK(text.find("custom shared-memory FFT path") != std::string::npos);
   CHECK(text.find("101 z in 51 template pairs") != std::string::npos);
+  // The custom kernel's defaults for Fourier interpolation with M >= 1024: radix 16, powers loaded.
+  CHECK(custom->settings().fft_radix == 16);
+  CHECK(custom->settings().fft_powers);
+  CHECK(text.find("radix 16, twiddle powers loaded, 8-byte plane stores") != std::string::npos);
   // The default harmonic-sum kernel: pipe on sm_90 and newer, else tiled.
   const bool sm90 = cuda::device_properties(0).sm_major >= 9;
   CHECK(text.find(sm90 ? "harmonic sums (pipe" : "harmonic sums (tiled") != std::string::npos);

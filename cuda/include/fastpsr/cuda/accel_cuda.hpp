@@ -69,7 +69,9 @@ struct AccelGpuSettings {
   AccelGpuPath path = AccelGpuPath::custom;
   int fft_len = 0;
   int batch = 0;
-  int fft_radix = 8;
+  int fft_radix = 0;               ///< custom path: 8 or 16 points a thread; 0: 16 for Fourier from M = 1024, else 8
+  bool fft_powers = true;          ///< fft_twiddles=table (else chain): the custom FFT loads its twiddle powers
+  bool corr_scalar_store = false;  ///< corr_store=scalar: the custom kernel's plane stores as before 2026-11-26
   int segs_per_block = 2;
   int zchunk = 0;
   int hs_threads = 0;  ///< 0: the kernel's default
