@@ -24,22 +24,11 @@ __device__ __forceinline__ Cf load_cf(const float2* p) {
   return {v.x, v.y};
 }
 
-// The plane store of a (phase 0, phase 1) or (power, interbin) pair: Scalar is the code before
-// 2026-11-26 (two 4-byte stores, see PlaneIo::store2_vector), kept for comparisons.
-template <bool Scalar, typename P>
-__device__ __forceinline__ void store_pair(P* p, float even, float odd) {
-  if constexpr (Scalar) {
-    PlaneIo<P>::store2(p, even, odd);
-  } else {
-    PlaneIo<P>::store2_vector(p, even, odd);
-  }
-}
-
 // One segment of one pair: Rows = 1 for z = 0, 2 for the rows (+z, -z). Two transforms are in
 // flight at a time: the two phases of one row (Fourier; the rows one after the other) or the two
 // rows (interbinning), so that no powers wait in registers for a later transform. Powers: the
 // FFT's twiddle powers from the table (stockham_fft.cuh).
-template <class Plan, bool Fourier, int Rows, bool Powers, bool Scalar, typename P>
+template <class Plan, bool Fourier, int Rows, bool Powers, typename P>
 __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
                                                   const Cf* twiddles, const float* __restrict__ scale,
                                                   P* __restrict__ row_plus, P* __restrict__ row_minus, long long col0,
@@ -64,16 +53,12 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
       }
       fft::stockham_inverse<Plan, 0, 2, Powers>(v, smem, twiddles, j);
       P* out = row == 0 ? row_plus : row_minus;
-      // The powers first: the second transform's registers are free before the scale loads
-      // (radix 16: 28 instead of 108 bytes of spills with 8-byte stores, ptxas -v).
-      FASTPSR_UNROLL
-      for (int m = 0; m < R; ++m) v[0][m] = {fft::norm(v[0][m]), fft::norm(v[1][m])};
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
         const int jj = j + m * T;
         if (jj < use) {
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          store_pair<Scalar>(out + col0 + 2 * jj, f.x * v[0][m].re, f.y * v[0][m].im);
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[0][m]), f.y * fft::norm(v[1][m]));
         }
       }
     }
@@ -111,7 +96,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
           const Cf d = fft::sub(v[row][m], next);
           const Cf odd = {quarter_pi * d.re, quarter_pi * d.im};
           const float2 f = __ldg(reinterpret_cast<const float2*>(scale + col0 + 2 * jj));
-          store_pair<Scalar>(out + col0 + 2 * jj, f.x * fft::norm(v[row][m]), f.y * fft::norm(odd));
+          PlaneIo<P>::store2(out + col0 + 2 * jj, f.x * fft::norm(v[row][m]), f.y * fft::norm(odd));
         }
       }
     }
@@ -124,18 +109,12 @@ constexpr int min_blocks() {
   return T >= 512 ? 1 : (512 / T > 16 ? 16 : 512 / T);
 }
 
-// Variant bits (the launcher's `variant`): kPowers, kScalarStore.
-constexpr int kPowers = 1;
-constexpr int kScalarStore = 2;
-
-template <int LOG2M, int LOG2R, bool Fourier, int Variant, typename P>
+template <int LOG2M, int LOG2R, bool Fourier, bool Powers, typename P>
 __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T>())
     correlate_custom_kernel(const float2* __restrict__ segments, const float2* __restrict__ templates,
                             const float2* __restrict__ twiddles, const float* __restrict__ scale, P* __restrict__ plane,
                             CorrelateGeometry g, int segs_per_block) {
   using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
-  constexpr bool Powers = (Variant & kPowers) != 0;
-  constexpr bool Scalar = (Variant & kScalarStore) != 0;
   extern __shared__ float smem[];
   const int j = static_cast<int>(threadIdx.x);
   const int pair = static_cast<int>(blockIdx.x % static_cast<unsigned>(g.npairs));
@@ -154,11 +133,11 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
     const float2* seg = spectrum_segments + s * Plan::M;
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
-      correlate_segment<Plan, Fourier, 1, Powers, Scalar>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0,
-                                                          g.use, smem, j);
+      correlate_segment<Plan, Fourier, 1, Powers>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem,
+                                                  j);
     } else {
-      correlate_segment<Plan, Fourier, 2, Powers, Scalar>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0,
-                                                          g.use, smem, j);
+      correlate_segment<Plan, Fourier, 2, Powers>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem,
+                                                  j);
     }
   }
 }
@@ -169,17 +148,9 @@ constexpr std::size_t smem_bytes() {
 }
 
 template <int LOG2M, int LOG2R, bool Fourier, typename P>
-auto kernel_of(int variant) {
-  switch (variant) {
-    case kPowers:
-      return correlate_custom_kernel<LOG2M, LOG2R, Fourier, kPowers, P>;
-    case kScalarStore:
-      return correlate_custom_kernel<LOG2M, LOG2R, Fourier, kScalarStore, P>;
-    case kPowers | kScalarStore:
-      return correlate_custom_kernel<LOG2M, LOG2R, Fourier, kPowers | kScalarStore, P>;
-    default:
-      return correlate_custom_kernel<LOG2M, LOG2R, Fourier, 0, P>;
-  }
+auto kernel_of(bool powers) {
+  return powers ? correlate_custom_kernel<LOG2M, LOG2R, Fourier, true, P>
+                : correlate_custom_kernel<LOG2M, LOG2R, Fourier, false, P>;
 }
 
 // Calls f(integral_constant<LOG2M>, integral_constant<LOG2R>) for the built shapes: M = 2^7 ..
@@ -206,7 +177,7 @@ bool with_shape(int log2m, int log2r, F&& f) {
 
 template <typename P>
 cudaError_t launch_typed(const float2* segments, const float2* templates, const float2* twiddles, const float* scale,
-                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, int variant, int segs_per_block,
+                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, bool powers, int segs_per_block,
                          int batch, cudaStream_t stream) {
   cudaError_t status = cudaErrorInvalidValue;
   const bool fourier = g.phases == 2;
@@ -214,7 +185,7 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
     constexpr int L2M = decltype(lm)::value;
     constexpr int L2R = decltype(lr)::value;
     constexpr std::size_t smem = smem_bytes<L2M, L2R>();
-    const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>(variant) : kernel_of<L2M, L2R, false, P>(variant);
+    const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>(powers) : kernel_of<L2M, L2R, false, P>(powers);
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     if (status != cudaSuccess) return;
     const long long groups = (g.nseg + segs_per_block - 1) / segs_per_block;
@@ -230,16 +201,16 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
 
 cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
                                     const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
-                                    int log2m, int log2r, int variant, int segs_per_block, int batch,
+                                    int log2m, int log2r, bool powers, int segs_per_block, int batch,
                                     cudaStream_t stream) {
   const auto* s = static_cast<const float2*>(segment_ffts);
   const auto* t = static_cast<const float2*>(templates);
   const auto* w = static_cast<const float2*>(twiddles);
   if (format == PlaneFormat::f16) {
-    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, variant, segs_per_block, batch,
+    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, powers, segs_per_block, batch,
                         stream);
   }
-  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, variant, segs_per_block, batch,
+  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, powers, segs_per_block, batch,
                       stream);
 }
 
@@ -256,7 +227,7 @@ int correlate_custom_threads(int log2m, int log2r) {
   return threads;
 }
 
-int correlate_custom_registers(int log2m, int log2r, bool fourier, int variant, PlaneFormat format) {
+int correlate_custom_registers(int log2m, int log2r, bool fourier, bool powers, PlaneFormat format) {
   int regs = -1;
   with_shape(log2m, log2r, [&](auto lm, auto lr) {
     constexpr int L2M = decltype(lm)::value;
@@ -264,11 +235,11 @@ int correlate_custom_registers(int log2m, int log2r, bool fourier, int variant, 
     cudaFuncAttributes a{};
     cudaError_t e = cudaSuccess;
     if (format == PlaneFormat::f16) {
-      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, __half>(variant))
-                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, __half>(variant));
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, __half>(powers))
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, __half>(powers));
     } else {
-      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, float>(variant))
-                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, float>(variant));
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, float>(powers))
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, float>(powers));
     }
     if (e == cudaSuccess) {
       regs = a.numRegs;

@@ -150,8 +150,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   PlaneFormat format_ = PlaneFormat::f32;
   int log2m_ = 0;
   int log2r_ = 0;
-  /// The custom kernel's variant bits (launch_correlate_custom).
-  [[nodiscard]] int fft_variant() const { return (s_.fft_powers ? 1 : 0) | (s_.corr_scalar_store ? 2 : 0); }
+  /// Whether the custom FFT loads its twiddle powers (launch_correlate_custom).
+  [[nodiscard]] bool fft_powers() const { return s_.fft_twiddles == AccelFftTwiddles::table; }
   std::uint64_t capacity_ = 0;  // hits per spectrum
   std::vector<std::int32_t> sub_zi_host_;
   TiledLayout tiled_layout_;  // hs=tiled
@@ -222,9 +222,14 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   os_ = make_accel_overlap_save(p_, s_.fft_len);  // checks power of two and the template width
   const int m = os_.fft_points;
   log2m_ = std::countr_zero(static_cast<unsigned>(m));
-  // Radix 16: two shared-memory exchanges instead of three for M = 2048 (1.3 ms of 7.2 on the H100
-  // for fdas-8m zmax 200, PERFORMANCE.md); below M = 1024 its blocks of M / 16 threads are small.
-  if (s_.fft_radix == 0) s_.fft_radix = p_.interp == AccelInterp::fourier && m >= 1024 ? 16 : 8;
+  // Fourier: radix 16 (two shared-memory exchanges instead of three for M = 2048) with the powers
+  // loaded: 7.25 -> 5.64 ms for fdas-8m zmax 200 on the H100 (PERFORMANCE.md); below M = 1024 the
+  // blocks of M / 16 threads are small. Interbinning measured best as before (radix 8, chain).
+  const bool fourier = p_.interp == AccelInterp::fourier;
+  if (s_.fft_radix == 0) s_.fft_radix = fourier && m >= 1024 ? 16 : 8;
+  if (s_.fft_twiddles == AccelFftTwiddles::automatic) {
+    s_.fft_twiddles = fourier ? AccelFftTwiddles::table : AccelFftTwiddles::chain;
+  }
   log2r_ = std::countr_zero(static_cast<unsigned>(s_.fft_radix));
   if (custom) {
     FASTPSR_EXPECTS(m >= 128 && m <= kCustomMaxPoints,
@@ -501,7 +506,7 @@ void CudaSearcher::enqueue_plane(const Group& g) {
   t_segments_.record(s);
   if (s_.path == AccelGpuPath::custom) {
     FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
-                                             plane_.get(), format_, cg_, log2m_, log2r_, fft_variant(),
+                                             plane_.get(), format_, cg_, log2m_, log2r_, fft_powers(),
                                              s_.segs_per_block, g.count, s));
   } else {
     for (int b = 0; b < g.count; ++b) {
@@ -695,11 +700,10 @@ std::string CudaSearcher::describe() const {
   std::string path;
   if (custom) {
     path = fmt::format(
-        "custom shared-memory FFT path (radix {}, twiddle powers {}, {} plane stores, {} threads, {} registers, "
-        "{:.1f} KiB shared memory a block, {} segment{} a block)",
-        s_.fft_radix, s_.fft_powers ? "loaded" : "multiplied out", s_.corr_scalar_store ? "4-byte" : "8-byte",
-        correlate_custom_threads(log2m_, log2r_),
-        correlate_custom_registers(log2m_, log2r_, os_.phases() == 2, fft_variant(), format_),
+        "custom shared-memory FFT path (radix {}, twiddle powers {}, {} threads, {} registers, {:.1f} KiB shared "
+        "memory a block, {} segment{} a block)",
+        s_.fft_radix, fft_powers() ? "loaded" : "multiplied out", correlate_custom_threads(log2m_, log2r_),
+        correlate_custom_registers(log2m_, log2r_, os_.phases() == 2, fft_powers(), format_),
         static_cast<double>(correlate_custom_smem_bytes(log2m_, log2r_)) / 1024.0, s_.segs_per_block,
         s_.segs_per_block == 1 ? "" : "s");
   } else {

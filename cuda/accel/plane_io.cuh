@@ -16,12 +16,6 @@ struct PlaneIo<float> {
   static __device__ __forceinline__ void store2(float* p, float even, float odd) {
     *reinterpret_cast<float2*>(p) = make_float2(even, odd);
   }
-  /// The same as one 8-byte store: nvcc 13 compiles store2's float2 assignment in the custom
-  /// correlation kernel into two 4-byte stores (PTX st.global.f32 x 2), so each store request
-  /// fills only half of every 32-byte sector it touches; the intrinsic keeps st.global.v2.f32.
-  static __device__ __forceinline__ void store2_vector(float* p, float even, float odd) {
-    __stwb(reinterpret_cast<float2*>(p), make_float2(even, odd));
-  }
   static __device__ __forceinline__ float load(const float* p) { return __ldg(p); }
 };
 
@@ -32,8 +26,6 @@ struct PlaneIo<__half> {
   static __device__ __forceinline__ void store2(__half* p, float even, float odd) {
     *reinterpret_cast<__half2*>(p) = __floats2half2_rn(fminf(even * scale, largest), fminf(odd * scale, largest));
   }
-  /// store2 is one 4-byte store already.
-  static __device__ __forceinline__ void store2_vector(__half* p, float even, float odd) { store2(p, even, odd); }
   static __device__ __forceinline__ float load(const __half* p) { return __half2float(__ldg(p)) * 256.0F; }
 };
 
