@@ -210,40 +210,52 @@ FASTPSR_HD void stockham_butterflies(Cf (&v)[Q][Plan::R], int j, const Cf* twidd
   constexpr int per = R / rp;  // butterflies per thread
   FASTPSR_UNROLL
   for (int i = 0; i < per; ++i) {
-    // The twiddles first, into every transform, then the butterflies: a twiddle is dead once it
-    // has been applied (loaded powers are not all live at once beside the Q transforms' points).
-    if constexpr (ns > 1) {
-      // w^r with w = exp(+2 pi i k / (Ns Rp)), k = b mod Ns; the table holds exp(+2 pi i t / M).
-      const int k = (j + i * T) & (ns - 1);
-      if constexpr (Powers) {
-        const Cf* powers = twiddles + Plan::power_base(Pass) + k;
+    // w^r with w = exp(+2 pi i k / (Ns Rp)), k = b mod Ns.
+    if constexpr (Powers) {
+      // The loaded powers go into every transform first, then the butterflies: each power is dead
+      // once applied, instead of Rp - 1 of them live beside the Q transforms' points.
+      if constexpr (ns > 1) {
+        const Cf* powers = twiddles + Plan::power_base(Pass) + ((j + i * T) & (ns - 1));
         FASTPSR_UNROLL
         for (int r = 1; r < rp; ++r) {
           const Cf w = load_twiddle(powers, (r - 1) * ns);
           FASTPSR_UNROLL
           for (int q = 0; q < Q; ++q) v[q][i + r * per] = mul(v[q][i + r * per], w);
         }
-      } else {
-        Cf w[rp];
+      }
+      FASTPSR_UNROLL
+      for (int q = 0; q < Q; ++q) {
+        Cf u[rp];
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) u[r] = v[q][i + r * per];
+        idft<rp>(u);
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      }
+    } else {
+      Cf w[rp];
+      if constexpr (ns > 1) {
+        // The table holds exp(+2 pi i t / M).
+        const int k = (j + i * T) & (ns - 1);
         w[0] = {1.0F, 0.0F};
         w[1] = load_twiddle(twiddles, k * (Plan::M / (ns * rp)));
         FASTPSR_UNROLL
         for (int r = 2; r < rp; ++r) w[r] = mul(w[r >> 1], w[r - (r >> 1)]);
-        FASTPSR_UNROLL
-        for (int r = 1; r < rp; ++r) {
-          FASTPSR_UNROLL
-          for (int q = 0; q < Q; ++q) v[q][i + r * per] = mul(v[q][i + r * per], w[r]);
-        }
       }
-    }
-    FASTPSR_UNROLL
-    for (int q = 0; q < Q; ++q) {
-      Cf u[rp];
       FASTPSR_UNROLL
-      for (int r = 0; r < rp; ++r) u[r] = v[q][i + r * per];
-      idft<rp>(u);
-      FASTPSR_UNROLL
-      for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      for (int q = 0; q < Q; ++q) {
+        Cf u[rp];
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) {
+          u[r] = v[q][i + r * per];
+          if constexpr (ns > 1) {
+            if (r > 0) u[r] = mul(u[r], w[r]);
+          }
+        }
+        idft<rp>(u);
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      }
     }
   }
 }
