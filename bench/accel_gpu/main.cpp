@@ -9,9 +9,10 @@
 // FFT models against the measured ceilings, and whether the injected pulsar was found.
 //
 //   bench/accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
-//                   [--quick] [--config key=value,key=value ...]
+//                   [--quick] [--no-main] [--config key=value,key=value ...]
 // --config (repeatable) runs that --gpu-config on fdas-8m zmax 200 16 harmonics instead of the
-// sweep's list (the key "interp=interbin" picks interbinning).
+// sweep's list (the key "interp=interbin" picks interbinning). --no-main skips the per-setup rows
+// (only the sweep or the --config runs: e.g. for a profiler that takes the first launch).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -242,6 +243,7 @@ int run(int argc, char** argv) {
   bool sweep = true;
   bool cpu = true;
   bool quick = false;
+  bool main_rows = true;
   std::string setups = "fdas-2m,fdas-8m";
   std::vector<std::pair<AccelInterp, Config>> chosen;
   for (int i = 1; i < argc; ++i) {
@@ -262,6 +264,8 @@ int run(int argc, char** argv) {
       cpu = false;
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--no-main") {
+      main_rows = false;
     } else if (a == "--config") {
       std::stringstream list(value());
       std::string item;
@@ -280,7 +284,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu] "
-                   "[--quick] [--config key=value,...]\n");
+                   "[--quick] [--no-main] [--config key=value,...]\n");
       return 2;
     }
   }
@@ -321,7 +325,7 @@ int run(int argc, char** argv) {
     for (int zmax : su.zmax) {
       if (quick && zmax != 200) continue;
       for (int nh : {1, 8, 16}) {
-        if (quick && nh != 16) continue;
+        if ((quick && nh != 16) || !main_rows) continue;
         for (const char* path : {"custom", "cufft"}) {
           rows.push_back(run_gpu(ctx, d, zmax, nh, AccelInterp::fourier, {{"path", path}}));
           print_row(ctx, rows.back());

@@ -39,6 +39,12 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       s.batch = static_cast<int>(parse_integer(key, value, 1, 64));
     } else if (key == "fft_radix") {
       s.fft_radix = parse_choice(key, value, {8, 16});
+    } else if (key == "fft_twiddles") {
+      FASTPSR_EXPECTS(value == "auto" || value == "chain" || value == "table",
+                      "--gpu-config fft_twiddles={}: must be auto, chain or table", value);
+      s.fft_twiddles = value == "auto"    ? AccelFftTwiddles::automatic
+                       : value == "chain" ? AccelFftTwiddles::chain
+                                          : AccelFftTwiddles::table;
     } else if (key == "segs_per_block") {
       s.segs_per_block = static_cast<int>(parse_integer(key, value, 1, 64));
     } else if (key == "zchunk") {
@@ -63,7 +69,8 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
-                              "batch, fft_radix, segs_per_block, zchunk, hs_threads, hs_rows, hs, hits, plane)",
+                              "batch, fft_radix, fft_twiddles, segs_per_block, zchunk, hs_threads, "
+                              "hs_rows, hs, hits, plane)",
                               key));
     }
   }

@@ -71,15 +71,17 @@ cudaError_t launch_scale_complex(void* data, long long count, float scale, cudaS
 /// Custom path: per (segment, pair) multiply by the template, inverse FFT in shared memory
 /// (radix 2^log2r Stockham, M / 2^log2r threads), power (+ interbinning) times the column's
 /// power scale (scale[b][column]), write the good outputs. segs_per_block: segments each block
-/// loops over.
+/// loops over. twiddles: fill_stockham_twiddles (stockham_fft.cuh); powers: the FFT loads its
+/// twiddle powers from the table there instead of multiplying them out.
 cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
                                     const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
-                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream);
+                                    int log2m, int log2r, bool powers, int segs_per_block, int batch,
+                                    cudaStream_t stream);
 /// Shared memory (bytes) and threads per block of the custom kernel; 0 when the shape is not built.
 std::size_t correlate_custom_smem_bytes(int log2m, int log2r);
 int correlate_custom_threads(int log2m, int log2r);
 /// Registers per thread of the custom kernel (cudaFuncGetAttributes), for -v; -1 when unknown.
-int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat format);
+int correlate_custom_registers(int log2m, int log2r, bool fourier, bool powers, PlaneFormat format);
 
 /// cuFFT path, rows [row_begin, row_begin + rows) of the row order (0: z = 0; 2p-1: +2p; 2p: -2p):
 /// products[(r * phases + phase) * nseg + s][k] = S'[k] K[pair][phase][k] for one spectrum.

@@ -26,8 +26,9 @@ __device__ __forceinline__ Cf load_cf(const float2* p) {
 
 // One segment of one pair: Rows = 1 for z = 0, 2 for the rows (+z, -z). Two transforms are in
 // flight at a time: the two phases of one row (Fourier; the rows one after the other) or the two
-// rows (interbinning), so that no powers wait in registers for a later transform.
-template <class Plan, bool Fourier, int Rows, typename P>
+// rows (interbinning), so that no powers wait in registers for a later transform. Powers: the
+// FFT's twiddle powers from the table (stockham_fft.cuh).
+template <class Plan, bool Fourier, int Rows, bool Powers, typename P>
 __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg, const float2* __restrict__ tmpl,
                                                   const Cf* twiddles, const float* __restrict__ scale,
                                                   P* __restrict__ row_plus, P* __restrict__ row_minus, long long col0,
@@ -50,7 +51,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
         v[0][m] = fft::mul(x, load_cf(tmpl + k));
         v[1][m] = fft::mul(x, load_cf(tmpl + M + k));
       }
-      fft::stockham_inverse<Plan, 0, 2>(v, smem, twiddles, j);
+      fft::stockham_inverse<Plan, 0, 2, Powers>(v, smem, twiddles, j);
       P* out = row == 0 ? row_plus : row_minus;
       FASTPSR_UNROLL
       for (int m = 0; m < R; ++m) {
@@ -70,7 +71,7 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
       FASTPSR_UNROLL
       for (int row = 0; row < Rows; ++row) v[row][m] = fft::mul(spectrum(row, k), kk);
     }
-    fft::stockham_inverse<Plan, 0, Rows>(v, smem, twiddles, j);
+    fft::stockham_inverse<Plan, 0, Rows, Powers>(v, smem, twiddles, j);
     // Interbinning needs C(o + 1), held by the next thread: exchange through shared memory.
     constexpr int F = Plan::smem_floats();
     __syncthreads();
@@ -108,7 +109,7 @@ constexpr int min_blocks() {
   return T >= 512 ? 1 : (512 / T > 16 ? 16 : 512 / T);
 }
 
-template <int LOG2M, int LOG2R, bool Fourier, typename P>
+template <int LOG2M, int LOG2R, bool Fourier, bool Powers, typename P>
 __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T>())
     correlate_custom_kernel(const float2* __restrict__ segments, const float2* __restrict__ templates,
                             const float2* __restrict__ twiddles, const float* __restrict__ scale, P* __restrict__ plane,
@@ -132,9 +133,11 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks
     const float2* seg = spectrum_segments + s * Plan::M;
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
-      correlate_segment<Plan, Fourier, 1>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 1, Powers>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem,
+                                                  j);
     } else {
-      correlate_segment<Plan, Fourier, 2>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem, j);
+      correlate_segment<Plan, Fourier, 2, Powers>(seg, tmpl, tw, spectrum_scale, row_plus, row_minus, col0, g.use, smem,
+                                                  j);
     }
   }
 }
@@ -145,8 +148,9 @@ constexpr std::size_t smem_bytes() {
 }
 
 template <int LOG2M, int LOG2R, bool Fourier, typename P>
-auto kernel_of() {
-  return correlate_custom_kernel<LOG2M, LOG2R, Fourier, P>;
+auto kernel_of(bool powers) {
+  return powers ? correlate_custom_kernel<LOG2M, LOG2R, Fourier, true, P>
+                : correlate_custom_kernel<LOG2M, LOG2R, Fourier, false, P>;
 }
 
 // Calls f(integral_constant<LOG2M>, integral_constant<LOG2R>) for the built shapes: M = 2^7 ..
@@ -173,15 +177,15 @@ bool with_shape(int log2m, int log2r, F&& f) {
 
 template <typename P>
 cudaError_t launch_typed(const float2* segments, const float2* templates, const float2* twiddles, const float* scale,
-                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, int segs_per_block, int batch,
-                         cudaStream_t stream) {
+                         P* plane, const CorrelateGeometry& g, int log2m, int log2r, bool powers, int segs_per_block,
+                         int batch, cudaStream_t stream) {
   cudaError_t status = cudaErrorInvalidValue;
   const bool fourier = g.phases == 2;
   with_shape(log2m, log2r, [&](auto lm, auto lr) {
     constexpr int L2M = decltype(lm)::value;
     constexpr int L2R = decltype(lr)::value;
     constexpr std::size_t smem = smem_bytes<L2M, L2R>();
-    const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>() : kernel_of<L2M, L2R, false, P>();
+    const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>(powers) : kernel_of<L2M, L2R, false, P>(powers);
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     if (status != cudaSuccess) return;
     const long long groups = (g.nseg + segs_per_block - 1) / segs_per_block;
@@ -197,14 +201,17 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
 
 cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
                                     const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
-                                    int log2m, int log2r, int segs_per_block, int batch, cudaStream_t stream) {
+                                    int log2m, int log2r, bool powers, int segs_per_block, int batch,
+                                    cudaStream_t stream) {
   const auto* s = static_cast<const float2*>(segment_ffts);
   const auto* t = static_cast<const float2*>(templates);
   const auto* w = static_cast<const float2*>(twiddles);
   if (format == PlaneFormat::f16) {
-    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+    return launch_typed(s, t, w, scale, static_cast<__half*>(plane), g, log2m, log2r, powers, segs_per_block, batch,
+                        stream);
   }
-  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, segs_per_block, batch, stream);
+  return launch_typed(s, t, w, scale, static_cast<float*>(plane), g, log2m, log2r, powers, segs_per_block, batch,
+                      stream);
 }
 
 std::size_t correlate_custom_smem_bytes(int log2m, int log2r) {
@@ -220,7 +227,7 @@ int correlate_custom_threads(int log2m, int log2r) {
   return threads;
 }
 
-int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat format) {
+int correlate_custom_registers(int log2m, int log2r, bool fourier, bool powers, PlaneFormat format) {
   int regs = -1;
   with_shape(log2m, log2r, [&](auto lm, auto lr) {
     constexpr int L2M = decltype(lm)::value;
@@ -228,11 +235,11 @@ int correlate_custom_registers(int log2m, int log2r, bool fourier, PlaneFormat f
     cudaFuncAttributes a{};
     cudaError_t e = cudaSuccess;
     if (format == PlaneFormat::f16) {
-      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, __half>())
-                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, __half>());
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, __half>(powers))
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, __half>(powers));
     } else {
-      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, float>())
-                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, float>());
+      e = fourier ? cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, true, float>(powers))
+                  : cudaFuncGetAttributes(&a, kernel_of<L2M, L2R, false, float>(powers));
     }
     if (e == cudaSuccess) {
       regs = a.numRegs;

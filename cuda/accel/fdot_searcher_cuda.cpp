@@ -12,6 +12,7 @@
 #include "accel/accel_kernels.hpp"
 #include "accel/cufft_plan.hpp"
 #include "common/cuda_memory.hpp"
+#include "common/stockham_fft.cuh"
 #include "fastpsr/accel_layout.hpp"
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
@@ -149,6 +150,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   PlaneFormat format_ = PlaneFormat::f32;
   int log2m_ = 0;
   int log2r_ = 0;
+  /// Whether the custom FFT loads its twiddle powers (launch_correlate_custom).
+  [[nodiscard]] bool fft_powers() const { return s_.fft_twiddles == AccelFftTwiddles::table; }
   std::uint64_t capacity_ = 0;  // hits per spectrum
   std::vector<std::int32_t> sub_zi_host_;
   TiledLayout tiled_layout_;  // hs=tiled
@@ -219,6 +222,14 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   os_ = make_accel_overlap_save(p_, s_.fft_len);  // checks power of two and the template width
   const int m = os_.fft_points;
   log2m_ = std::countr_zero(static_cast<unsigned>(m));
+  // Fourier: radix 16 (two shared-memory exchanges instead of three for M = 2048) with the powers
+  // loaded: 7.25 -> 5.64 ms for fdas-8m zmax 200 on the H100 (PERFORMANCE.md); below M = 1024 the
+  // blocks of M / 16 threads are small. Interbinning measured best as before (radix 8, chain).
+  const bool fourier = p_.interp == AccelInterp::fourier;
+  if (s_.fft_radix == 0) s_.fft_radix = fourier && m >= 1024 ? 16 : 8;
+  if (s_.fft_twiddles == AccelFftTwiddles::automatic) {
+    s_.fft_twiddles = fourier ? AccelFftTwiddles::table : AccelFftTwiddles::chain;
+  }
   log2r_ = std::countr_zero(static_cast<unsigned>(s_.fft_radix));
   if (custom) {
     FASTPSR_EXPECTS(m >= 128 && m <= kCustomMaxPoints,
@@ -355,7 +366,7 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   segments_ = DeviceBuffer<float2>(batch * nseg * m);
   plane_ = DeviceBuffer<char>(batch * plane_bytes_per_spectrum());
   templates_ = DeviceBuffer<float2>(static_cast<std::size_t>(os_.npairs * os_.phases()) * m);
-  twiddles_ = DeviceBuffer<float2>(m);
+  twiddles_ = DeviceBuffer<float2>(m + static_cast<std::size_t>(fft::stockham_power_entries(log2m_, log2r_)));
   const auto& table = sub_zi_host_;
   sub_zi_ = DeviceBuffer<int>(std::max<std::size_t>(table.size(), 1));
   if (!table.empty()) {
@@ -400,13 +411,9 @@ void CudaSearcher::make_templates() {
                                           1.0F / static_cast<float>(m), compute_.get()));
     compute_.synchronize();
   }
-  std::vector<float2> w(mm);
-  const double two_pi = 2.0 * std::acos(-1.0);
-  for (int t = 0; t < m; ++t) {
-    w[static_cast<std::size_t>(t)] =
-        float2{static_cast<float>(std::cos(two_pi * t / m)), static_cast<float>(std::sin(two_pi * t / m))};
-  }
-  FASTPSR_CUDA_TRY(cudaMemcpy(twiddles_.get(), w.data(), mm * sizeof(float2), cudaMemcpyHostToDevice));
+  std::vector<float2> w(twiddles_.size());
+  fft::fill_stockham_twiddles(log2m_, log2r_, w.data());
+  FASTPSR_CUDA_TRY(cudaMemcpy(twiddles_.get(), w.data(), w.size() * sizeof(float2), cudaMemcpyHostToDevice));
 }
 
 const CufftPlan& CudaSearcher::forward_plan(int spectra) {
@@ -499,8 +506,8 @@ void CudaSearcher::enqueue_plane(const Group& g) {
   t_segments_.record(s);
   if (s_.path == AccelGpuPath::custom) {
     FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
-                                             plane_.get(), format_, cg_, log2m_, log2r_, s_.segs_per_block, g.count,
-                                             s));
+                                             plane_.get(), format_, cg_, log2m_, log2r_, fft_powers(),
+                                             s_.segs_per_block, g.count, s));
   } else {
     for (int b = 0; b < g.count; ++b) {
       const float2* seg =
@@ -693,10 +700,10 @@ std::string CudaSearcher::describe() const {
   std::string path;
   if (custom) {
     path = fmt::format(
-        "custom shared-memory FFT path (radix {}, {} threads, {} registers, {:.1f} KiB shared memory a block, {} "
-        "segment{} a block)",
-        s_.fft_radix, correlate_custom_threads(log2m_, log2r_),
-        correlate_custom_registers(log2m_, log2r_, os_.phases() == 2, format_),
+        "custom shared-memory FFT path (radix {}, twiddle powers {}, {} threads, {} registers, {:.1f} KiB shared "
+        "memory a block, {} segment{} a block)",
+        s_.fft_radix, fft_powers() ? "loaded" : "multiplied out", correlate_custom_threads(log2m_, log2r_),
+        correlate_custom_registers(log2m_, log2r_, os_.phases() == 2, fft_powers(), format_),
         static_cast<double>(correlate_custom_smem_bytes(log2m_, log2r_)) / 1024.0, s_.segs_per_block,
         s_.segs_per_block == 1 ? "" : "s");
   } else {

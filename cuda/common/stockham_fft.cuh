@@ -11,6 +11,8 @@
 // FFT + detection kernel (ppf/ppf_fft_detect_kernel.cu; a forward transform there, as
 // conj(inverse(conj x))) use it, and tests/unit/accel/test_accel_stockham.cpp runs the same index
 // arithmetic and butterflies on the CPU, emulating the threads, against a direct DFT.
+#include <cmath>
+
 #if defined(__CUDACC__)
 #define FASTPSR_HD __host__ __device__ __forceinline__
 #else
@@ -114,6 +116,47 @@ FASTPSR_HD Cf load_twiddle(const Cf* table, int t) {
 #endif
 }
 
+/// The pass schedule as functions of (log2 M, log2 R), for the host code that sizes buffers at run
+/// time: radix-R passes, then one pass of the remaining radix.
+constexpr int stockham_passes(int log2m, int log2r) { return (log2m + log2r - 1) / log2r; }
+constexpr int stockham_radix_bits(int log2m, int log2r, int p) {
+  return p + 1 < stockham_passes(log2m, log2r) ? log2r : log2m - (stockham_passes(log2m, log2r) - 1) * log2r;
+}
+/// The power table (twiddles = Powers mode of stockham_butterflies): for every pass p >= 1, the
+/// powers w^r, r = 1 .. Rp - 1, of w = exp(+2 pi i k / (Ns Rp)) for k < Ns, at
+/// M + stockham_power_offset(p) + (r - 1) Ns + k of the twiddle array (after the M base twiddles).
+/// Loading the powers costs one load each (a fixed offset from one address, consecutive k in
+/// consecutive threads) instead of a complex product each, and they are correctly rounded.
+constexpr int stockham_power_offset(int log2m, int log2r, int p) {
+  int n = 0;
+  for (int q = 1; q < p; ++q) n += ((1 << stockham_radix_bits(log2m, log2r, q)) - 1) << (q * log2r);
+  return n;
+}
+constexpr int stockham_power_entries(int log2m, int log2r) {
+  return stockham_power_offset(log2m, log2r, stockham_passes(log2m, log2r));
+}
+/// Host: the M base twiddles exp(+2 pi i t / M) followed by the power table, M +
+/// stockham_power_entries values (double-precision angles, rounded once).
+template <class C>
+void fill_stockham_twiddles(int log2m, int log2r, C* out) {
+  const int m = 1 << log2m;
+  const double two_pi = 2.0 * std::acos(-1.0);
+  for (int t = 0; t < m; ++t)
+    out[t] = {static_cast<float>(std::cos(two_pi * t / m)), static_cast<float>(std::sin(two_pi * t / m))};
+  for (int p = 1; p < stockham_passes(log2m, log2r); ++p) {
+    const int ns = 1 << (p * log2r);
+    const int rp = 1 << stockham_radix_bits(log2m, log2r, p);
+    C* table = out + m + stockham_power_offset(log2m, log2r, p);
+    for (int r = 1; r < rp; ++r) {
+      for (int k = 0; k < ns; ++k) {
+        // exp(+2 pi i k r / (Ns Rp)) = base twiddle (k r M / (Ns Rp)) mod M, an integer index.
+        const long long t = (static_cast<long long>(k) * r * (m / (ns * rp))) % m;
+        table[(r - 1) * ns + k] = out[t];
+      }
+    }
+  }
+}
+
 /// The pass schedule of an M = 2^LOG2M point transform with R = 2^LOG2R points per thread:
 /// radix-R passes, then one pass of the remaining radix.
 template <int LOG2M, int LOG2R>
@@ -124,11 +167,13 @@ struct StockhamPlan {
   static constexpr int M = 1 << LOG2M;
   static constexpr int R = 1 << LOG2R;
   static constexpr int T = M / R;  ///< threads per transform
-  static constexpr int passes = (LOG2M + LOG2R - 1) / LOG2R;
+  static constexpr int passes = stockham_passes(LOG2M, LOG2R);
   /// log2 of the radix of pass p.
-  static constexpr int radix_bits(int p) { return p + 1 < passes ? LOG2R : LOG2M - (passes - 1) * LOG2R; }
+  static constexpr int radix_bits(int p) { return stockham_radix_bits(LOG2M, LOG2R, p); }
   /// log2 of Ns, the length of the sub-transforms pass p combines (product of earlier radices).
   static constexpr int ns_bits(int p) { return p * LOG2R; }
+  /// Where pass p's powers start in the twiddle array (Powers mode).
+  static constexpr int power_base(int p) { return M + stockham_power_offset(LOG2M, LOG2R, p); }
 
   /// Shared-memory position of element idx as written by pass p (and read by pass p + 1). The
   /// padding makes both the scattered writes and the unit-stride reads free of bank conflicts
@@ -153,8 +198,10 @@ struct StockhamPlan {
 };
 
 /// Twiddles and butterflies of pass `Pass` for Q transforms held by thread j: on return, slot
-/// i + r (R / Rp) holds output r of the thread's butterfly i (b = j + i T).
-template <class Plan, int Pass, int Q>
+/// i + r (R / Rp) holds output r of the thread's butterfly i (b = j + i T). Powers: the twiddle
+/// powers come from the power table (fill_stockham_twiddles), else from the base twiddle by
+/// complex products.
+template <class Plan, int Pass, int Q, bool Powers = false>
 FASTPSR_HD void stockham_butterflies(Cf (&v)[Q][Plan::R], int j, const Cf* twiddles) {
   constexpr int R = Plan::R;
   constexpr int T = Plan::T;
@@ -163,28 +210,52 @@ FASTPSR_HD void stockham_butterflies(Cf (&v)[Q][Plan::R], int j, const Cf* twidd
   constexpr int per = R / rp;  // butterflies per thread
   FASTPSR_UNROLL
   for (int i = 0; i < per; ++i) {
-    Cf w[rp];
-    if constexpr (ns > 1) {
-      // w^r with w = exp(+2 pi i k / (Ns Rp)), k = b mod Ns; the table holds exp(+2 pi i t / M).
-      const int k = (j + i * T) & (ns - 1);
-      w[0] = {1.0F, 0.0F};
-      w[1] = load_twiddle(twiddles, k * (Plan::M / (ns * rp)));
-      FASTPSR_UNROLL
-      for (int r = 2; r < rp; ++r) w[r] = mul(w[r >> 1], w[r - (r >> 1)]);
-    }
-    FASTPSR_UNROLL
-    for (int q = 0; q < Q; ++q) {
-      Cf u[rp];
-      FASTPSR_UNROLL
-      for (int r = 0; r < rp; ++r) {
-        u[r] = v[q][i + r * per];
-        if constexpr (ns > 1) {
-          if (r > 0) u[r] = mul(u[r], w[r]);
+    // w^r with w = exp(+2 pi i k / (Ns Rp)), k = b mod Ns.
+    if constexpr (Powers) {
+      // The loaded powers go into every transform first, then the butterflies: each power is dead
+      // once applied, instead of Rp - 1 of them live beside the Q transforms' points.
+      if constexpr (ns > 1) {
+        const Cf* powers = twiddles + Plan::power_base(Pass) + ((j + i * T) & (ns - 1));
+        FASTPSR_UNROLL
+        for (int r = 1; r < rp; ++r) {
+          const Cf w = load_twiddle(powers, (r - 1) * ns);
+          FASTPSR_UNROLL
+          for (int q = 0; q < Q; ++q) v[q][i + r * per] = mul(v[q][i + r * per], w);
         }
       }
-      idft<rp>(u);
       FASTPSR_UNROLL
-      for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      for (int q = 0; q < Q; ++q) {
+        Cf u[rp];
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) u[r] = v[q][i + r * per];
+        idft<rp>(u);
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      }
+    } else {
+      Cf w[rp];
+      if constexpr (ns > 1) {
+        // The table holds exp(+2 pi i t / M).
+        const int k = (j + i * T) & (ns - 1);
+        w[0] = {1.0F, 0.0F};
+        w[1] = load_twiddle(twiddles, k * (Plan::M / (ns * rp)));
+        FASTPSR_UNROLL
+        for (int r = 2; r < rp; ++r) w[r] = mul(w[r >> 1], w[r - (r >> 1)]);
+      }
+      FASTPSR_UNROLL
+      for (int q = 0; q < Q; ++q) {
+        Cf u[rp];
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) {
+          u[r] = v[q][i + r * per];
+          if constexpr (ns > 1) {
+            if (r > 0) u[r] = mul(u[r], w[r]);
+          }
+        }
+        idft<rp>(u);
+        FASTPSR_UNROLL
+        for (int r = 0; r < rp; ++r) v[q][i + r * per] = u[r];
+      }
     }
   }
 }
@@ -204,9 +275,9 @@ FASTPSR_HD int stockham_destination(int b, int r) {
 /// On return thread j holds output j + m T in v[q][m]. Every thread of the block must call it
 /// (it synchronises the block), and may call it again at once: the first write to smem waits
 /// until every thread has read the previous contents.
-template <class Plan, int Pass, int Q>
+template <class Plan, int Pass, int Q, bool Powers = false>
 __device__ __forceinline__ void stockham_inverse(Cf (&v)[Q][Plan::R], float* smem, const Cf* twiddles, int j) {
-  stockham_butterflies<Plan, Pass, Q>(v, j, twiddles);
+  stockham_butterflies<Plan, Pass, Q, Powers>(v, j, twiddles);
   if constexpr (Pass + 1 < Plan::passes) {
     constexpr int R = Plan::R;
     constexpr int T = Plan::T;
@@ -239,7 +310,7 @@ __device__ __forceinline__ void stockham_inverse(Cf (&v)[Q][Plan::R], float* sme
         v[q][m] = {re[w], im[w]};
       }
     }
-    stockham_inverse<Plan, Pass + 1, Q>(v, smem, twiddles, j);
+    stockham_inverse<Plan, Pass + 1, Q, Powers>(v, smem, twiddles, j);
   }
 }
 #endif

@@ -221,6 +221,15 @@ TEST_CASE(
         }
       }
       configs.push_back({{"path", "custom"}, {"fft_len", std::to_string(2 * m * nb)}, {"fft_radix", "16"}});
+      // The twiddle powers loaded and multiplied out, both radices (defaults: radix 16 and loaded
+      // powers for Fourier from M = 1024, else radix 8; multiplied out for interbinning).
+      configs.push_back({{"path", "custom"}, {"fft_twiddles", "chain"}});
+      configs.push_back({{"path", "custom"}, {"fft_twiddles", "table"}});
+      configs.push_back({{"path", "custom"}, {"fft_radix", "16"}, {"fft_twiddles", "chain"}});
+      configs.push_back({{"path", "custom"},
+                         {"fft_len", std::to_string(8 * m * nb)},
+                         {"fft_radix", "16"},
+                         {"fft_twiddles", "table"}});
       configs.push_back({{"path", "custom"}, {"segs_per_block", "3"}});
       configs.push_back({{"path", "custom"}, {"plane", "f16"}});
       configs.push_back({{"path", "cufft"}, {"plane", "f16"}, {"zchunk", "3"}});
@@ -470,7 +479,11 @@ TEST_CASE("accel cuda: configurations agree with each other") {
   // Other FFT lengths, radix and path: equal up to rounding.
   for (const Config& c : std::vector<Config>{{{"fft_len", "1024"}},
                                              {{"fft_len", "16384"}},
+                                             {{"fft_radix", "8"}},
                                              {{"fft_radix", "16"}},
+                                             {{"fft_twiddles", "chain"}},
+                                             {{"fft_radix", "8"}, {"fft_twiddles", "chain"}},
+                                             {{"fft_radix", "16"}, {"fft_twiddles", "table"}},
                                              {{"path", "cufft"}, {"fft_len", "2048"}},
                                              {{"path", "cufft"}, {"fft_len", "65536"}}}) {
     INFO("gpu-config " << describe(c));
@@ -548,6 +561,7 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"path", "cufft"}, {"fft_len", "131072"}}, "cufft path transforms 128 to 32768"},
       {{{"fft_len", "many"}}, "fft_len=many: not an integer"},
       {{{"fft_radix", "4"}}, "fft_radix=4: must be one of 8, 16"},
+      {{{"fft_twiddles", "cached"}}, "fft_twiddles=cached: must be auto, chain or table"},
       {{{"batch", "0"}}, "batch=0: must be between 1 and 64"},
       {{{"segs_per_block", "0"}}, "segs_per_block=0"},
       {{{"zchunk", "-2"}}, "zchunk=-2"},
@@ -592,6 +606,10 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   MESSAGE(text);
   CHECK(text.find("custom shared-memory FFT path") != std::string::npos);
   CHECK(text.find("101 z in 51 template pairs") != std::string::npos);
+  // The custom kernel's defaults for Fourier interpolation with M >= 1024: radix 16, powers loaded.
+  CHECK(custom->settings().fft_radix == 16);
+  CHECK(custom->settings().fft_twiddles == cuda::AccelFftTwiddles::table);
+  CHECK(text.find("radix 16, twiddle powers loaded") != std::string::npos);
   // The default harmonic-sum kernel: pipe on sm_90 and newer, else tiled.
   const bool sm90 = cuda::device_properties(0).sm_major >= 9;
   CHECK(text.find(sm90 ? "harmonic sums (pipe" : "harmonic sums (tiled") != std::string::npos);

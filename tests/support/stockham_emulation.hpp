@@ -38,15 +38,16 @@ inline int bank_conflict(const std::vector<int>& words) {
 }
 
 /// Runs passes Pass .. last on regs[j][m] = x[j + m T] (thread j, slot m); on return regs[j][m]
-/// holds output j + m T. `e` must hold Plan::smem_floats() words in re, im and writes.
-template <class Plan, int Pass>
+/// holds output j + m T. `e` must hold Plan::smem_floats() words in re, im and writes. Powers:
+/// the twiddle powers come from the power table (twiddles as fill_stockham_twiddles makes them).
+template <class Plan, int Pass, bool Powers = false>
 void run_passes(std::vector<std::array<Cf, Plan::R>>& regs, const std::vector<Cf>& twiddles, Emulation& e) {
   constexpr int R = Plan::R;
   constexpr int T = Plan::T;
   for (int j = 0; j < T; ++j) {
     Cf v[1][R];
     for (int m = 0; m < R; ++m) v[0][m] = regs[static_cast<std::size_t>(j)][static_cast<std::size_t>(m)];
-    fastpsr::cuda::fft::stockham_butterflies<Plan, Pass, 1>(v, j, twiddles.data());
+    fastpsr::cuda::fft::stockham_butterflies<Plan, Pass, 1, Powers>(v, j, twiddles.data());
     for (int m = 0; m < R; ++m) regs[static_cast<std::size_t>(j)][static_cast<std::size_t>(m)] = v[0][m];
   }
   if constexpr (Pass + 1 < Plan::passes) {
@@ -93,7 +94,7 @@ void run_passes(std::vector<std::array<Cf, Plan::R>>& regs, const std::vector<Cf
         e.worst_read_conflict = std::max(e.worst_read_conflict, bank_conflict(words));
       }
     }
-    run_passes<Plan, Pass + 1>(regs, twiddles, e);
+    run_passes<Plan, Pass + 1, Powers>(regs, twiddles, e);
   }
 }
 

@@ -24,22 +24,26 @@ using fastpsr::cuda::fft::Cf;
 using fastpsr::test::Emulation;
 using fastpsr::test::run_passes;
 
-// Emulates the transform of x and returns the worst bank conflicts seen (writes, reads).
-template <int LOG2M, int LOG2R>
+// Emulates the transform of x and returns the worst bank conflicts seen (writes, reads). Powers:
+// the twiddle powers from the power table instead of products of the base twiddle.
+template <int LOG2M, int LOG2R, bool Powers = false>
 std::pair<int, int> check_transform(std::uint64_t seed) {
   using Plan = fastpsr::cuda::fft::StockhamPlan<LOG2M, LOG2R>;
   constexpr int M = Plan::M;
   CAPTURE(M);
   CAPTURE(Plan::R);
+  CAPTURE(Powers);
   std::mt19937_64 rng(seed + static_cast<std::uint64_t>(LOG2M * 16 + LOG2R));
   std::normal_distribution<float> g(0.0F, 1.0F);
   std::vector<std::complex<float>> x(static_cast<std::size_t>(M));
   for (auto& v : x) v = {g(rng), g(rng)};
-  std::vector<Cf> twiddles(static_cast<std::size_t>(M));
+  std::vector<Cf> twiddles(static_cast<std::size_t>(M + fastpsr::cuda::fft::stockham_power_entries(LOG2M, LOG2R)));
+  fastpsr::cuda::fft::fill_stockham_twiddles(LOG2M, LOG2R, twiddles.data());
   const double two_pi = 2.0 * std::acos(-1.0);
+  // The base twiddles as the kernels had them before the power table (the table must not move them).
   for (int t = 0; t < M; ++t) {
-    twiddles[static_cast<std::size_t>(t)] = {static_cast<float>(std::cos(two_pi * t / M)),
-                                             static_cast<float>(std::sin(two_pi * t / M))};
+    CHECK(twiddles[static_cast<std::size_t>(t)].re == static_cast<float>(std::cos(two_pi * t / M)));
+    CHECK(twiddles[static_cast<std::size_t>(t)].im == static_cast<float>(std::sin(two_pi * t / M)));
   }
   std::vector<std::array<Cf, Plan::R>> regs(static_cast<std::size_t>(Plan::T));
   for (int j = 0; j < Plan::T; ++j) {
@@ -52,7 +56,7 @@ std::pair<int, int> check_transform(std::uint64_t seed) {
   e.re.assign(static_cast<std::size_t>(Plan::smem_floats()), 0.0F);
   e.im = e.re;
   e.writes.assign(e.re.size(), 0);
-  run_passes<Plan, 0>(regs, twiddles, e);
+  run_passes<Plan, 0, Powers>(regs, twiddles, e);
   CHECK(e.layout_ok);
   // Output n = j + m T sits in thread j, slot m. Direct inverse DFT in double.
   std::vector<std::complex<double>> unit(static_cast<std::size_t>(M));
@@ -85,6 +89,18 @@ TEST_CASE("accel stockham: the custom inverse FFT equals a direct DFT (emulated 
                              check_transform<13, 3>(seed), check_transform<7, 4>(seed), check_transform<8, 4>(seed),
                              check_transform<9, 4>(seed), check_transform<10, 4>(seed), check_transform<11, 4>(seed),
                              check_transform<12, 4>(seed), check_transform<13, 4>(seed)}) {
+    CHECK(w == 1);
+    CHECK(r == 1);
+  }
+}
+
+TEST_CASE("accel stockham: twiddle powers from the power table give the same transform") {
+  const auto seed = fastpsr::test::fresh_seed();
+  INFO("seed " << seed);
+  for (const auto& [w, r] :
+       {check_transform<7, 3, true>(seed), check_transform<9, 3, true>(seed), check_transform<11, 3, true>(seed),
+        check_transform<13, 3, true>(seed), check_transform<7, 4, true>(seed), check_transform<10, 4, true>(seed),
+        check_transform<11, 4, true>(seed), check_transform<13, 4, true>(seed)}) {
     CHECK(w == 1);
     CHECK(r == 1);
   }

@@ -63,13 +63,17 @@ namespace fastpsr::cuda {
 enum class AccelGpuPath { custom, cufft };
 enum class AccelPlaneStorage { f32, f16 };
 enum class AccelHarmonicKernel { automatic, tiled, gather, pipe };
+/// The custom FFT's twiddle powers: multiplied out from one loaded twiddle (chain), or each loaded
+/// from a table (table); automatic: table for Fourier interpolation, chain for interbinning.
+enum class AccelFftTwiddles { automatic, chain, table };
 
 /// --gpu-config as parsed (0 where the device and problem decide).
 struct AccelGpuSettings {
   AccelGpuPath path = AccelGpuPath::custom;
   int fft_len = 0;
   int batch = 0;
-  int fft_radix = 8;
+  int fft_radix = 0;  ///< custom path: 8 or 16 points a thread; 0: 16 for Fourier from M = 1024, else 8
+  AccelFftTwiddles fft_twiddles = AccelFftTwiddles::automatic;  ///< settings() reports the one chosen
   int segs_per_block = 2;
   int zchunk = 0;
   int hs_threads = 0;  ///< 0: the kernel's default
