@@ -64,10 +64,21 @@ FASTPSR_HD RowWindow row_window(std::int64_t u0, std::int32_t base, std::int32_t
 /// Shared-memory words per staged channel row for a maximum span.
 FASTPSR_HD int row_pitch_words(int tile_words, int max_span) { return ((3 + tile_words + max_span) + 3) & ~3; }
 
-/// Record of one (DM block, kept channel): int32 values. [0] base, [1] span, [2..3] unused,
+/// Record of one (DM block, kept channel): int32 values. [0] base, [1] span,
+/// [2] reuse rows: the same in every record of the block, the number of its kept channels,
+///     counted from the first, past which no record has a nonzero [3] (0 with more than 32 DMs
+///     a block),
+/// [3] same-delay mask of the pair (this kept channel, the next one): bit m (1 <= m < 32) set
+///     when the block's DM m has the delay of DM m - 1 in both channels, so a thread with both
+///     DMs may add the words it loaded for DM m - 1 again instead of loading them (add_rows
+///     with Reuse; 0 for the last kept channel),
 /// [4 + j] offset of the block's DM j in bytes, 4 * (delay - base + (base & 3)), so that a thread
 /// adds it to its row pointer with one instruction (padded to a multiple of 4 with zeros).
 constexpr int kRecordHeader = 4;
+constexpr int kRecordReuseRows = 2;
+constexpr int kRecordSameMask = 3;
+/// DMs a block may have for the same-delay masks of its records to be filled in.
+constexpr int kMaskDms = 32;
 FASTPSR_HD int record_ints(int dms_per_block) { return kRecordHeader + ((dms_per_block + 3) & ~3); }
 
 /// Words per G row for a gulp: enough for every staged window of every tile.
@@ -222,6 +233,65 @@ struct LanesFloat {
   }
 };
 
+/// A loaded word as the reuse path of ThreadTile::add_rows keeps it, so that a DM with the
+/// previous DM's delays adds it again. Generic (any Mode): the word alone (for Lanes2, Lanes1
+/// and floats that is all there is to keep; NVVM may keep the pair's sum instead).
+template <class P, int Mode>
+struct Words {
+  struct Word {
+    std::uint32_t w = 0;
+  };
+  FASTPSR_HD static Word load(std::uint32_t w) { return Word{w}; }
+  FASTPSR_HD static void add2(typename P::Partial& p, const Word& a, const Word& b, std::uint32_t aux) {
+    P::add2(p, a.w, b.w, aux);
+  }
+};
+/// Lanes4, mode 1 (`reuse=1`): the word and its odd bytes kept (16 registers for a 4-word tile
+/// and two channels): a reused pair of words costs two adds, no load and no PRMT. The same sums
+/// as Lanes4::add2. On the device the adds are inline PTX, which ptxas still fuses into IADD3 but
+/// NVVM cannot see into: given a + b, NVVM keeps the pair's sums across the DMs instead, which
+/// saves registers but costs one more add for every pair of words loaded, the common case.
+template <>
+struct Words<Lanes4, 1> {
+  struct Word {
+    std::uint32_t w = 0, odd = 0;
+  };
+  FASTPSR_HD static Word load(std::uint32_t w) { return Word{w, Lanes4::odd_bytes(w)}; }
+  FASTPSR_HD static void add2(Lanes4::Partial& p, const Word& a, const Word& b, std::uint32_t /*aux*/) {
+#if defined(__CUDA_ARCH__)
+    asm("add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(p.all) : "r"(a.w), "r"(b.w));
+    asm("add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(p.hi) : "r"(a.odd), "r"(b.odd));
+#else
+    p.all += a.w + b.w;
+    p.hi += a.odd + b.odd;
+#endif
+  }
+};
+/// Lanes4, mode 2 (`reuse=2`): the words alone kept (8 registers), their odd bytes made again
+/// for every DM: a reused pair costs two PRMT and two adds, no load. The PRMT and adds are
+/// volatile inline PTX so that NVVM neither keeps the odd bytes (mode 1's registers) nor the
+/// pair's sums (an add more per loaded pair).
+template <>
+struct Words<Lanes4, 2> {
+  struct Word {
+    std::uint32_t w = 0;
+  };
+  FASTPSR_HD static Word load(std::uint32_t w) { return Word{w}; }
+  FASTPSR_HD static void add2(Lanes4::Partial& p, const Word& a, const Word& b, std::uint32_t /*aux*/) {
+#if defined(__CUDA_ARCH__)
+    asm volatile(
+        "{\n\t.reg .u32 oa, ob;\n\t"
+        "prmt.b32 oa, %2, 0, 0x4341;\n\tprmt.b32 ob, %3, 0, 0x4341;\n\t"
+        "add.u32 %0, %0, %2;\n\tadd.u32 %0, %0, %3;\n\t"
+        "add.u32 %1, %1, oa;\n\tadd.u32 %1, %1, ob;\n\t}"
+        : "+r"(p.all), "+r"(p.hi)
+        : "r"(a.w), "r"(b.w));
+#else
+    Lanes4::add2(p, a.w, b.w);
+#endif
+  }
+};
+
 /// Loads the MD offsets of one record row (16-byte aligned when MD % 4 == 0, 8-byte when MD == 2)
 /// with vector loads on the device: one shared-memory access per row instead of MD.
 template <int MD>
@@ -294,10 +364,44 @@ struct ThreadTile {
   /// apart; `offsets` their records' offsets (record_ints apart, this thread's first DM at
   /// column `dm0`); `word0` = tile_word(thread_x, 0, T). Flushes before a lane could exceed
   /// `flush_chans` channels.
+  /// With Reuse (1 or 2, the Words mode), the pairs of rows that start before `reuse_rows` read their records'
+  /// same-delay mask (kRecordSameMask, in front of the offsets; dm0 + MD <= kMaskDms there): a DM whose delays in both
+  /// rows are those of the thread's previous DM adds that DM's words again. The mask is the same for all threads of a
+  /// warp (they share dm0), so the branch does not diverge.
+  template <int Reuse = 0>
   FASTPSR_HD void add_rows(const std::uint32_t* rows, int row_pitch, const std::int32_t* offsets, int record, int dm0,
-                           int nrows, int word0, int flush_chans) {
+                           int nrows, int word0, int flush_chans, int reuse_rows = 0) {
     int r = 0;
     if (flush_chans >= 2) {
+      if constexpr (Reuse != 0) {
+        using W = Words<P, Reuse>;
+        for (; r + 1 < nrows && r < reuse_rows; r += 2) {
+          if (P::kFlushes && since_flush + 2 > flush_chans) flush_all();
+          const std::uint32_t* ra = rows + r * row_pitch + word0;
+          const std::uint32_t* rb = ra + row_pitch;
+          std::int32_t oa[MD], ob[MD];
+          load_offsets<MD>(offsets + r * record + dm0, oa);
+          load_offsets<MD>(offsets + (r + 1) * record + dm0, ob);
+          const std::uint32_t same =
+              static_cast<std::uint32_t>(offsets[r * record - (kRecordHeader - kRecordSameMask)]) >> dm0;
+          typename W::Word wa[T], wb[T];
+          FASTPSR_UNROLL
+          for (int j = 0; j < MD; ++j) {
+            if (j == 0 || ((same >> j) & 1U) == 0U) {
+              const std::uint32_t* pa = at_byte(ra, oa[j]);
+              const std::uint32_t* pb = at_byte(rb, ob[j]);
+              FASTPSR_UNROLL
+              for (int k = 0; k < T; ++k) {
+                wa[k] = W::load(pa[32 * k]);
+                wb[k] = W::load(pb[32 * k]);
+              }
+            }
+            FASTPSR_UNROLL
+            for (int k = 0; k < T; ++k) W::add2(part[j][k], wa[k], wb[k], aux);
+          }
+          since_flush += 2;
+        }
+      }
       for (; r + 1 < nrows; r += 2) {
         if (P::kFlushes && since_flush + 2 > flush_chans) flush_all();
         const std::uint32_t* ra = rows + r * row_pitch + word0;
@@ -372,6 +476,15 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
           br.ints.data() + (static_cast<std::size_t>(b) * nkept + k) * static_cast<std::size_t>(br.record);
       rec[0] = lo;
       rec[1] = hi - lo;
+      if (dms_per_block <= kMaskDms) {
+        // This channel's mask for now; made the pair's below.
+        std::uint32_t same = 0;
+        for (std::size_t m = dm_first + 1; m < dm_end; ++m) {
+          const std::size_t at = m * static_cast<std::size_t>(nchans) + chan;
+          if (delays[at] == delays[at - static_cast<std::size_t>(nchans)]) same |= 1U << (m - dm_first);
+        }
+        rec[kRecordSameMask] = static_cast<std::int32_t>(same);
+      }
       for (std::size_t m = dm_first; m < dm_end; ++m) {
         // In int64: a span this large never fits shared memory, so the clamped value is never used.
         const std::int64_t bytes =
@@ -380,6 +493,18 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
       }
       br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
     }
+    // Pair masks (channel k with k + 1) and the block's reuse rows.
+    std::int32_t* block = br.ints.data() + static_cast<std::size_t>(b) * nkept * static_cast<std::size_t>(br.record);
+    std::int32_t reuse_rows = 0;
+    for (std::size_t k = 0; k < nkept; ++k) {
+      std::int32_t* rec = block + k * static_cast<std::size_t>(br.record);
+      const auto own = static_cast<std::uint32_t>(rec[kRecordSameMask]);
+      const auto next = k + 1 < nkept ? static_cast<std::uint32_t>(rec[br.record + kRecordSameMask]) : std::uint32_t{0};
+      rec[kRecordSameMask] = static_cast<std::int32_t>(own & next);
+      if ((own & next) != 0) reuse_rows = static_cast<std::int32_t>(k + 1);
+    }
+    for (std::size_t k = 0; k < nkept; ++k)
+      block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] = reuse_rows;
   }
   return br;
 }
