@@ -37,8 +37,8 @@ constexpr KeyInfo kKeys[] = {
      "register cap of the staged kernel: 0 = automatic; items_time=4 items_dm=8 is compiled for 128 (four "
      "128-thread blocks an SM), 168 and 255, smaller tiles for 128"},
     {"reuse", 0, 2,
-     "staged kernel: a DM whose delays in a pair of channels equal the previous DM's adds the words loaded "
-     "for that DM again instead of loading them (1: the words and their odd bytes kept; 2: the words only, "
+     "staged kernel: a DM whose delay in a channel equals the thread's previous DM's adds the words loaded "
+     "for that DM again, its loads predicated off (1: the words and their odd bytes kept; 2: the words only, "
      "odd bytes made again, fewer registers; 2 differs from 1 for lanes=4 items_dm=8 only; compiled for "
      "items_time=4 with items_dm=4 or 8) or loads every word (0)"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},

@@ -368,12 +368,11 @@ void DedispEngine::choose_shape() {
                             static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
   }
   s = best;
-  // Reuse where the chosen tile has it compiled and the records carry same-delay masks;
-  // elsewhere the plain kernel (the same sums).
-  if (s.reuse != 0 && (!reuse_compiled(s.items_time, s.items_dm) || s.dms_per_block() > tiling::kMaskDms)) {
-    s.reuse = 0;
-  }
-  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block());
+  // Reuse where the chosen tile has it compiled (elsewhere the plain kernel: the same sums); its
+  // records carry the reuse flags of each thread's DMs.
+  if (s.reuse != 0 && !reuse_compiled(s.items_time, s.items_dm)) s.reuse = 0;
+  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block(),
+                                        s.reuse != 0 ? s.items_dm : 0);
   FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;

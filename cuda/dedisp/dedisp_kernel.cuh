@@ -146,8 +146,8 @@ __global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const Dedis
   if constexpr (kLocalTotals) acc.bind(local_totals);
   acc.aux = p.hi_multiplier;
   const int word0 = tiling::tile_word(tx, 0, T);
-  // REUSE: the kept channels of this DM block with same-delay pairs (kRecordReuseRows); 0 when
-  // the block has more DMs than a mask holds.
+  // REUSE: the leading kept channels of this DM block whose offsets may carry reuse flags
+  // (kRecordReuseRows).
   const int reuse_rows = REUSE != 0 ? __ldg(block_records + tiling::kRecordReuseRows) : 0;
   auto add_chunk = [&](int chunk) {
     const std::uint32_t* sdata = smem + (chunk % p.stages) * stage_words;

@@ -71,7 +71,8 @@ struct Emulator {
     for (int c = 0; c < plan.nchans(); ++c) {
       if (plan.channel_kept(c)) kept.push_back(c);
     }
-    rec = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, sh.threads_dm * MD);
+    rec = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, sh.threads_dm * MD,
+                                 sh.reuse != 0 ? MD : 0);
     row_pitch = tl::row_pitch_words(sh.threads_time * T, rec.max_span);
     const auto& in = plan.problem.input;
     if (in.nbits == 32) {
@@ -182,8 +183,15 @@ struct Emulator {
             std::memcpy(&srec[static_cast<std::size_t>(r * rec.record)], rc, static_cast<std::size_t>(rec.record) * 4);
             // Every word a thread reads lies in the copied window.
             for (int j = 0; j < rec.record - tl::kRecordHeader; ++j) {
-              REQUIRE(rc[tl::kRecordHeader + j] % 4 == 0);
-              REQUIRE(rc[tl::kRecordHeader + j] / 4 + tile - 1 < win.words);
+              const std::int32_t off = rc[tl::kRecordHeader + j];
+              REQUIRE((off & ~tl::kReuseFlag) % 4 == 0);
+              REQUIRE(off / 4 + tile - 1 < win.words);
+              // Flags only with reuse, never on a thread's first DM, only in the reuse rows.
+              if ((off & tl::kReuseFlag) != 0) {
+                REQUIRE(sh.reuse != 0);
+                REQUIRE(j % MD != 0);
+                REQUIRE(first + r < rc[tl::kRecordReuseRows]);
+              }
             }
           }
           // As the kernel: the block's reuse rows from its first record, clamped to this chunk.
@@ -480,34 +488,35 @@ TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
       CHECK(rc[tl::kRecordHeader + m % 2] / 4 - (rc[0] & 3) <= rc[1]);
     }
   }
-  // Same-delay masks of channel pairs and the reuse rows, on DMs close enough to share delays.
+  // Reuse flags and reuse rows, on DMs close enough to share delays.
   c.dms = test::dm_range(40, 0.5);
   const DedispPlan close = test::make_case_plan(c);
-  for (int dms_per_block : {8, 32, 40}) {
-    const auto rr = tl::make_block_records(close.delays, close.ndms(), close.nchans(), kept, dms_per_block);
-    int bits = 0;
+  for (auto [dms_per_block, group] : {std::pair{8, 4}, {32, 8}, {40, 8}, {8, 0}}) {
+    const auto rr = tl::make_block_records(close.delays, close.ndms(), close.nchans(), kept, dms_per_block, group);
+    int flags = 0;
     for (int b = 0; b < rr.blocks; ++b) {
       const auto* block = rr.ints.data() + static_cast<std::size_t>(b) * 7 * static_cast<std::size_t>(rr.record);
-      int last_pair = -1;
+      int last = -1;
       for (int k = 0; k < 7; ++k) {
         const auto* rc = block + static_cast<std::size_t>(k) * static_cast<std::size_t>(rr.record);
         CHECK(rc[tl::kRecordReuseRows] == block[tl::kRecordReuseRows]);
-        const auto mask = static_cast<std::uint32_t>(rc[tl::kRecordSameMask]);
-        for (int m = 0; m < 32; ++m) {
-          const std::size_t dm = static_cast<std::size_t>(b * dms_per_block + m);
-          bool same = dms_per_block <= tl::kMaskDms && m >= 1 && m < dms_per_block && dm < close.ndms() && k + 1 < 7;
-          for (int ch = k; same && ch <= k + 1; ++ch) {
-            same = close.delays[dm * 7 + static_cast<std::size_t>(ch)] ==
-                   close.delays[(dm - 1) * 7 + static_cast<std::size_t>(ch)];
-          }
-          CHECK(((mask >> m) & 1U) == (same ? 1U : 0U));
-          bits += same ? 1 : 0;
+        for (int j = 0; j < dms_per_block; ++j) {
+          const std::size_t dm = static_cast<std::size_t>(b * dms_per_block + j);
+          if (dm >= close.ndms()) break;
+          const std::int32_t off = rc[tl::kRecordHeader + j];
+          CHECK(rc[0] - (rc[0] & 3) + (off & ~tl::kReuseFlag) / 4 ==
+                close.delays[dm * 7 + static_cast<std::size_t>(k)]);
+          const bool same = group > 0 && j % group != 0 &&
+                            close.delays[dm * 7 + static_cast<std::size_t>(k)] ==
+                                close.delays[(dm - 1) * 7 + static_cast<std::size_t>(k)];
+          CHECK(((off & tl::kReuseFlag) != 0) == same);
+          if (same) last = k;
+          flags += same ? 1 : 0;
         }
-        if (mask != 0) last_pair = k;
       }
-      CHECK(block[tl::kRecordReuseRows] == last_pair + 1);
+      CHECK(block[tl::kRecordReuseRows] == last + 1);
     }
-    CHECK((bits > 0) == (dms_per_block <= tl::kMaskDms));  // the case has pairs to reuse
+    CHECK((flags > 0) == (group > 0));  // the case has words to reuse
   }
 }
 
