@@ -12,6 +12,7 @@
 //   bench/dedisp_gpu --setups apertif --gpu-config subband=8 --sweep subband
 //   bench/dedisp_gpu --gpu-config threads_time=128,items_dm=8 --sweep none
 //   bench/dedisp_gpu --setups apertif --sweep regs    # the 4 x 8 tile under each register cap
+//   bench/dedisp_gpu --setups apertif --sweep reuse   # reuse=0|1|2 under each cap and stage size
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
                  "comma-separated setups: apertif-512, apertif, apertif-4096, lofar, "
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
-  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband, regs")
-      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs"}));
+  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband, regs, reuse")
+      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs", "reuse"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
   app.add_option("--sweep-top", sweep_top, "sweep points printed, the fastest first");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
@@ -259,7 +260,27 @@ int main(int argc, char** argv) {
           }
         }
       }
-      for (int a : sweep == "subband" || sweep == "regs" ? std::vector<int>{} : tt) {
+      if (sweep == "reuse") {
+        // Reuse of a loaded word by the next DM with the same delays (reuse=1, 2) against none,
+        // for the 4 x 8 tile under each cap and 16 or 32 channels a stage, twice (run-to-run spread).
+        for (int rep = 0; rep < 2; ++rep) {
+          for (int cap : {128, 168, 255}) {
+            for (int f : {16, 32}) {
+              for (int r : {0, 1, 2}) {
+                configs.push_back({{"subband", "0"},
+                                   {"max_regs", std::to_string(cap)},
+                                   {"threads_time", "32"},
+                                   {"threads_dm", "4"},
+                                   {"items_time", "4"},
+                                   {"items_dm", "8"},
+                                   {"chans_per_stage", std::to_string(f)},
+                                   {"reuse", std::to_string(r)}});
+              }
+            }
+          }
+        }
+      }
+      for (int a : sweep == "subband" || sweep == "regs" || sweep == "reuse" ? std::vector<int>{} : tt) {
         for (int b : td) {
           if (a * b > props.max_threads_per_block) continue;
           for (int c : it) {

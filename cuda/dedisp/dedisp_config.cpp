@@ -36,6 +36,11 @@ constexpr KeyInfo kKeys[] = {
     {"max_regs", 0, 255,
      "register cap of the staged kernel: 0 = automatic; items_time=4 items_dm=8 is compiled for 128 (four "
      "128-thread blocks an SM), 168 and 255, smaller tiles for 128"},
+    {"reuse", 0, 2,
+     "staged kernel: a DM whose delay in a channel equals the thread's previous DM's adds the words loaded "
+     "for that DM again, its loads predicated off (1: the words and their odd bytes kept; 2: the words only, "
+     "odd bytes made again, fewer registers; 2 differs from 1 for lanes=4 items_dm=8 only; compiled for "
+     "items_time=4 with items_dm=4 or 8) or loads every word (0)"},
     {"gulp", 0, std::numeric_limits<int>::max(), "input samples per push; 0 = automatic"},
     {"pipeline", 2, 4, "gulps in flight (upload / compute / download overlap)"},
     {"max_device_mb", 0, 1 << 24, "device memory budget in MiB; 0 = what is free"},
@@ -109,6 +114,8 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
     } else if (key == "max_regs") {
       if (!one_of(v, {0, 128, 168, 255})) bad("must be 0 (automatic), 128, 168 or 255");
       c.shape.max_regs = static_cast<int>(v);
+    } else if (key == "reuse") {
+      c.shape.reuse = static_cast<int>(v);
     } else if (key == "gulp") {
       c.gulp = static_cast<std::size_t>(v);
     } else if (key == "pipeline") {
@@ -124,10 +131,10 @@ DedispGpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv) {
 std::string to_gpu_config_string(const DedispGpuConfig& c) {
   return fmt::format(
       "threads_time={},threads_dm={},items_time={},items_dm={},chans_per_stage={},stages={},lanes={},flush_chans={},"
-      "mad_hi={},subband={},bulk_copy={},max_regs={},gulp={},pipeline={}{}",
+      "mad_hi={},subband={},bulk_copy={},max_regs={},reuse={},gulp={},pipeline={}{}",
       c.shape.threads_time, c.shape.threads_dm, c.shape.items_time, c.shape.items_dm, c.shape.chans_per_stage,
       c.shape.stages, c.shape.lanes, c.flush_chans, c.mad_hi ? 1 : 0, c.shape.subband, c.shape.bulk_copy ? 1 : 0,
-      c.shape.max_regs, c.gulp, c.pipeline,
+      c.shape.max_regs, c.shape.reuse, c.gulp, c.pipeline,
       c.max_device_mb ? fmt::format(",max_device_mb={}", c.max_device_mb) : std::string());
 }
 

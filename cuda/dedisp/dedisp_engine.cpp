@@ -255,6 +255,9 @@ void DedispEngine::choose_shape() {
     if (cfg_.shape.max_regs != 0) {
       throw Error(ErrorCode::invalid_argument, "--gpu-config max_regs applies to the staged kernel (subband=0) only");
     }
+    if (cfg_.shape.reuse != 0) {
+      throw Error(ErrorCode::invalid_argument, "--gpu-config reuse applies to the staged kernel (subband=0) only");
+    }
     choose_subband_shape();
     return;
   }
@@ -275,6 +278,12 @@ void DedispEngine::choose_shape() {
   // DMs per block: unless given, the candidate with the least staged data per computed word,
   // (1 + span / tile) / dms, among those whose staging fits in shared memory.
   const bool dms_given = given("threads_dm") || given("items_dm");
+  if (s.reuse != 0 && (given("items_time") || given("items_dm")) && !reuse_compiled(s.items_time, s.items_dm)) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--gpu-config reuse={}: compiled for items_time=4 with items_dm=4 or 8, not items_time={} "
+                            "items_dm={}",
+                            s.reuse, s.items_time, s.items_dm));
+  }
   if (!given("chans_per_stage")) {
     // At least one chunk per stage buffer, so that the copies overlap the adds (lofar, 32 channels
     // on the H100: 82 ms in 2 chunks of 16, 93 ms in 1 chunk of 32).
@@ -359,7 +368,11 @@ void DedispEngine::choose_shape() {
                             static_cast<double>(props_.shared_per_block_optin) / 1024.0, needed_kib));
   }
   s = best;
-  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block());
+  // Reuse where the chosen tile has it compiled (elsewhere the plain kernel: the same sums); its
+  // records carry the reuse flags of each thread's DMs.
+  if (s.reuse != 0 && !reuse_compiled(s.items_time, s.items_dm)) s.reuse = 0;
+  records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block(),
+                                        s.reuse != 0 ? s.items_dm : 0);
   FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;

@@ -12,6 +12,8 @@
 /// per-thread copy issue took ~23% of the instructions and ~39% of the stall samples.)
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "dedisp/dedisp_kernels.hpp"
 #include "dedisp/dedisp_tiling.hpp"
 
@@ -98,7 +100,7 @@ __device__ __forceinline__ void bulk_copy(void* dst_shared, const void* src_glob
 /// alone), larger tiles take what they need unless a cap (CAP > 0, see kRegisterCaps) is compiled.
 constexpr int max_registers(int items, int cap) { return cap > 0 ? cap : (items <= 16 ? 128 : 255); }
 
-template <class P, int T, int MD, int CAP = 0>
+template <class P, int T, int MD, int CAP = 0, int REUSE = 0>
 __global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const DedispKernelParams p) {
   extern __shared__ __align__(16) std::uint32_t smem[];
   const int tx = static_cast<int>(threadIdx.x);
@@ -144,11 +146,15 @@ __global__ void __maxnreg__(max_registers(T* MD, CAP)) dedisp_kernel(const Dedis
   if constexpr (kLocalTotals) acc.bind(local_totals);
   acc.aux = p.hi_multiplier;
   const int word0 = tiling::tile_word(tx, 0, T);
+  // REUSE: the leading kept channels of this DM block whose offsets may carry reuse flags
+  // (kRecordReuseRows).
+  const int reuse_rows = REUSE != 0 ? __ldg(block_records + tiling::kRecordReuseRows) : 0;
   auto add_chunk = [&](int chunk) {
     const std::uint32_t* sdata = smem + (chunk % p.stages) * stage_words;
     const std::int32_t* srec = reinterpret_cast<const std::int32_t*>(sdata + cs * p.row_pitch);
-    acc.add_rows(sdata, p.row_pitch, srec + tiling::kRecordHeader, p.record_ints, ty * MD,
-                 min(cs, p.nkept - chunk * cs), word0, p.flush_chans);
+    const int nrows = min(cs, p.nkept - chunk * cs);
+    acc.template add_rows<REUSE>(sdata, p.row_pitch, srec + tiling::kRecordHeader, p.record_ints, ty * MD, nrows, word0,
+                                 p.flush_chans, REUSE != 0 ? max(0, min(nrows, reuse_rows - chunk * cs)) : 0);
   };
 #if __CUDA_ARCH__ >= 900
   if (p.bulk_copy) {
@@ -260,18 +266,39 @@ cudaError_t kernel_fn_op(Kernel* fn, int op, const KernelShape& s, const DedispK
   return cudaGetLastError();
 }
 
-template <class P, int T, int MD>
-cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
-                      cudaStream_t stream, KernelAttributes* attrs) {
+template <class P, int T, int MD, int REUSE>
+cudaError_t kernel_op_reuse(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                            cudaStream_t stream, KernelAttributes* attrs) {
   if constexpr (T * MD > 16) {
     // The large tile: its default (255) or one of the compiled caps.
-    if (s.max_regs == 128) return kernel_fn_op(dedisp_kernel<P, T, MD, 128>, op, s, p, shared_bytes, stream, attrs);
-    if (s.max_regs == 168) return kernel_fn_op(dedisp_kernel<P, T, MD, 168>, op, s, p, shared_bytes, stream, attrs);
+    if (s.max_regs == 128) {
+      return kernel_fn_op(dedisp_kernel<P, T, MD, 128, REUSE>, op, s, p, shared_bytes, stream, attrs);
+    }
+    if (s.max_regs == 168) {
+      return kernel_fn_op(dedisp_kernel<P, T, MD, 168, REUSE>, op, s, p, shared_bytes, stream, attrs);
+    }
     if (s.max_regs != 0 && s.max_regs != 255) return cudaErrorInvalidValue;
   } else {
     if (s.max_regs != 0 && s.max_regs != 128) return cudaErrorInvalidValue;
   }
-  return kernel_fn_op(dedisp_kernel<P, T, MD>, op, s, p, shared_bytes, stream, attrs);
+  return kernel_fn_op(dedisp_kernel<P, T, MD, 0, REUSE>, op, s, p, shared_bytes, stream, attrs);
+}
+
+template <class P, int T, int MD>
+cudaError_t kernel_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared_bytes,
+                      cudaStream_t stream, KernelAttributes* attrs) {
+  if (s.reuse != 0) {
+    if constexpr (reuse_compiled(T, MD)) {
+      // reuse=2 (words kept, odd bytes made again) differs from 1 for Lanes4 only; compiled for its 4 x 8 tile.
+      if constexpr (std::is_same_v<P, tiling::Lanes4> && T * MD > 16) {
+        if (s.reuse == 2) return kernel_op_reuse<P, T, MD, 2>(op, s, p, shared_bytes, stream, attrs);
+      }
+      return kernel_op_reuse<P, T, MD, 1>(op, s, p, shared_bytes, stream, attrs);
+    } else {
+      return cudaErrorInvalidValue;
+    }
+  }
+  return kernel_op_reuse<P, T, MD, 0>(op, s, p, shared_bytes, stream, attrs);
 }
 
 /// Picks the compiled kernel for (items_time, items_dm) of lane mode P.

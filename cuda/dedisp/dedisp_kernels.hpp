@@ -24,6 +24,7 @@ struct KernelShape {
   int subband = 0;           ///< 0: the staged kernel; G > 0: the subband kernel, G channels per unit
   bool bulk_copy = true;     ///< staged kernel on sm_90+: rows staged by bulk (TMA) copies, not cp.async
   int max_regs = 0;          ///< register cap of the staged kernel: 0 = its default, else one of kRegisterCaps
+  int reuse = 0;  ///< staged kernel: a DM with the previous DM's delays re-adds its words (1, 2; reuse_compiled)
   [[nodiscard]] int tile_words() const noexcept { return threads_time * items_time; }
   [[nodiscard]] int dms_per_block() const noexcept { return threads_dm * items_dm; }
   [[nodiscard]] int threads() const noexcept { return threads_time * threads_dm; }
@@ -32,6 +33,11 @@ struct KernelShape {
 /// The items_time and items_dm values with a compiled kernel.
 constexpr int kItemsTime[] = {1, 2, 4};
 constexpr int kItemsDm[] = {1, 2, 4, 8};
+/// The tiles compiled also with reuse (ThreadTile::add_rows<true>): the default 4 x 8 and the
+/// 4 x 4 of the large-span fallback shape, every lane mode and register cap.
+constexpr bool reuse_compiled(int items_time, int items_dm) {
+  return items_time == 4 && (items_dm == 4 || items_dm == 8);
+}
 /// Register caps compiled for the 4 x 8 tile (32 accumulators) besides its default (255): 128
 /// regs run four 128-thread blocks per SM (the totals then live in local memory), 168 three.
 /// Smaller tiles are compiled at 128 only.

@@ -64,10 +64,21 @@ FASTPSR_HD RowWindow row_window(std::int64_t u0, std::int32_t base, std::int32_t
 /// Shared-memory words per staged channel row for a maximum span.
 FASTPSR_HD int row_pitch_words(int tile_words, int max_span) { return ((3 + tile_words + max_span) + 3) & ~3; }
 
-/// Record of one (DM block, kept channel): int32 values. [0] base, [1] span, [2..3] unused,
+/// Record of one (DM block, kept channel): int32 values. [0] base, [1] span,
+/// [2] reuse rows (records built with a reuse group only, else 0): the same in every record of
+///     the block, the number of its kept channels, counted from the first, past which no offset
+///     carries kReuseFlag,
+/// [3] unused,
 /// [4 + j] offset of the block's DM j in bytes, 4 * (delay - base + (base & 3)), so that a thread
-/// adds it to its row pointer with one instruction (padded to a multiple of 4 with zeros).
+/// adds it to its row pointer with one instruction (padded to a multiple of 4 with zeros). Built
+/// with a reuse group G (the DMs a thread has, items_dm), an offset also carries kReuseFlag in
+/// its low bit when DM j has the delay of DM j - 1 and both belong to the same thread (j % G !=
+/// 0): the thread then adds the words it loaded for DM j - 1 again instead of loading them
+/// (add_rows with Reuse). The flag costs no instruction to strip: the load it would misalign is
+/// the one it turns off.
 constexpr int kRecordHeader = 4;
+constexpr int kRecordReuseRows = 2;
+constexpr std::int32_t kReuseFlag = 1;
 FASTPSR_HD int record_ints(int dms_per_block) { return kRecordHeader + ((dms_per_block + 3) & ~3); }
 
 /// Words per G row for a gulp: enough for every staged window of every tile.
@@ -222,6 +233,99 @@ struct LanesFloat {
   }
 };
 
+/// `p` advanced by `bytes` (a multiple of 4).
+FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t bytes) {
+  return reinterpret_cast<const std::uint32_t*>(reinterpret_cast<const char*>(p) + bytes);
+}
+
+/// The words a thread loaded for one DM, kept by the reuse path of ThreadTile::add_rows so that
+/// the next DM, where it has the same delay in a row, adds them again. `load_unless` loads the T
+/// words (32 words apart) of row `ra` at byte offset `oa` unless the offset carries kReuseFlag,
+/// the same for `rb`, `ob`; on the device (T = 4) one predicated shared load per word, no branch:
+/// a kept word still takes an issue slot but no shared-memory bandwidth. (A branch per DM, the
+/// first version, cost BSSY + BSYNC + BRA per DM, as ptxas cannot see that the branch is
+/// warp-uniform, and lost: docs/PERFORMANCE.md.) Generic (any Mode): the word alone; Lanes4
+/// then makes its odd bytes again for every DM (`reuse=2`, 8 registers for two rows of 4 words).
+template <class P, int Mode>
+struct Words {
+  struct Word {
+    std::uint32_t w = 0;
+  };
+  FASTPSR_HD static Word load(std::uint32_t w) { return Word{w}; }
+  template <int T>
+  FASTPSR_HD static void load_unless(Word (&a)[T], Word (&b)[T], const std::uint32_t* ra, const std::uint32_t* rb,
+                                     std::int32_t oa, std::int32_t ob) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (T == 4) {
+      asm volatile(
+          "{\n\t.reg .pred pa, pb;\n\tsetp.eq.u32 pa, %10, 0;\n\tsetp.eq.u32 pb, %11, 0;\n\t"
+          "@pa ld.shared.u32 %0, [%8];\n\t@pa ld.shared.u32 %1, [%8+128];\n\t"
+          "@pa ld.shared.u32 %2, [%8+256];\n\t@pa ld.shared.u32 %3, [%8+384];\n\t"
+          "@pb ld.shared.u32 %4, [%9];\n\t@pb ld.shared.u32 %5, [%9+128];\n\t"
+          "@pb ld.shared.u32 %6, [%9+256];\n\t@pb ld.shared.u32 %7, [%9+384];\n\t}"
+          : "+r"(a[0].w), "+r"(a[1].w), "+r"(a[2].w), "+r"(a[3].w), "+r"(b[0].w), "+r"(b[1].w), "+r"(b[2].w),
+            "+r"(b[3].w)
+          : "r"(static_cast<unsigned>(__cvta_generic_to_shared(ra)) + static_cast<unsigned>(oa)),
+            "r"(static_cast<unsigned>(__cvta_generic_to_shared(rb)) + static_cast<unsigned>(ob)),
+            "r"(static_cast<unsigned>(oa & kReuseFlag)), "r"(static_cast<unsigned>(ob & kReuseFlag)));
+    } else  // NOLINT(readability-misleading-indentation): the other tiles and the host
+#endif
+    {
+      for (int k = 0; k < T; ++k) {
+        if ((oa & kReuseFlag) == 0) a[k] = load(at_byte(ra, oa)[32 * k]);
+        if ((ob & kReuseFlag) == 0) b[k] = load(at_byte(rb, ob)[32 * k]);
+      }
+    }
+  }
+  FASTPSR_HD static void add2(typename P::Partial& p, const Word& a, const Word& b, std::uint32_t aux) {
+    P::add2(p, a.w, b.w, aux);
+  }
+};
+/// Lanes4, mode 1 (`reuse=1`): the words and their odd bytes kept (16 registers for two rows of
+/// 4 words): a kept word costs its add, no load and no PRMT (the PRMT predicated too).
+/// The same sums as Lanes4::add2.
+template <>
+struct Words<Lanes4, 1> {
+  struct Word {
+    std::uint32_t w = 0, odd = 0;
+  };
+  FASTPSR_HD static Word load(std::uint32_t w) { return Word{w, Lanes4::odd_bytes(w)}; }
+  template <int T>
+  FASTPSR_HD static void load_unless(Word (&a)[T], Word (&b)[T], const std::uint32_t* ra, const std::uint32_t* rb,
+                                     std::int32_t oa, std::int32_t ob) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (T == 4) {
+      asm volatile(
+          "{\n\t.reg .pred pa, pb;\n\tsetp.eq.u32 pa, %18, 0;\n\tsetp.eq.u32 pb, %19, 0;\n\t"
+          "@pa ld.shared.u32 %0, [%16];\n\t@pa ld.shared.u32 %1, [%16+128];\n\t"
+          "@pa ld.shared.u32 %2, [%16+256];\n\t@pa ld.shared.u32 %3, [%16+384];\n\t"
+          "@pb ld.shared.u32 %4, [%17];\n\t@pb ld.shared.u32 %5, [%17+128];\n\t"
+          "@pb ld.shared.u32 %6, [%17+256];\n\t@pb ld.shared.u32 %7, [%17+384];\n\t"
+          "@pa prmt.b32 %8, %0, 0, 0x4341;\n\t@pa prmt.b32 %9, %1, 0, 0x4341;\n\t"
+          "@pa prmt.b32 %10, %2, 0, 0x4341;\n\t@pa prmt.b32 %11, %3, 0, 0x4341;\n\t"
+          "@pb prmt.b32 %12, %4, 0, 0x4341;\n\t@pb prmt.b32 %13, %5, 0, 0x4341;\n\t"
+          "@pb prmt.b32 %14, %6, 0, 0x4341;\n\t@pb prmt.b32 %15, %7, 0, 0x4341;\n\t}"
+          : "+r"(a[0].w), "+r"(a[1].w), "+r"(a[2].w), "+r"(a[3].w), "+r"(b[0].w), "+r"(b[1].w), "+r"(b[2].w),
+            "+r"(b[3].w), "+r"(a[0].odd), "+r"(a[1].odd), "+r"(a[2].odd), "+r"(a[3].odd), "+r"(b[0].odd),
+            "+r"(b[1].odd), "+r"(b[2].odd), "+r"(b[3].odd)
+          : "r"(static_cast<unsigned>(__cvta_generic_to_shared(ra)) + static_cast<unsigned>(oa)),
+            "r"(static_cast<unsigned>(__cvta_generic_to_shared(rb)) + static_cast<unsigned>(ob)),
+            "r"(static_cast<unsigned>(oa & kReuseFlag)), "r"(static_cast<unsigned>(ob & kReuseFlag)));
+    } else  // NOLINT(readability-misleading-indentation): the other tiles and the host
+#endif
+    {
+      for (int k = 0; k < T; ++k) {
+        if ((oa & kReuseFlag) == 0) a[k] = load(at_byte(ra, oa)[32 * k]);
+        if ((ob & kReuseFlag) == 0) b[k] = load(at_byte(rb, ob)[32 * k]);
+      }
+    }
+  }
+  FASTPSR_HD static void add2(Lanes4::Partial& p, const Word& a, const Word& b, std::uint32_t /*aux*/) {
+    p.all += a.w + b.w;
+    p.hi += a.odd + b.odd;
+  }
+};
+
 /// Loads the MD offsets of one record row (16-byte aligned when MD % 4 == 0, 8-byte when MD == 2)
 /// with vector loads on the device: one shared-memory access per row instead of MD.
 template <int MD>
@@ -247,11 +351,6 @@ FASTPSR_HD void load_offsets(const std::int32_t* p, std::int32_t (&o)[MD]) {
 #else
   for (int j = 0; j < MD; ++j) o[j] = p[j];
 #endif
-}
-
-/// `p` advanced by `bytes` (a multiple of 4).
-FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t bytes) {
-  return reinterpret_cast<const std::uint32_t*>(reinterpret_cast<const char*>(p) + bytes);
 }
 
 /// The accumulators of one thread: items_dm DMs x items_time words, and the flush countdown.
@@ -294,10 +393,43 @@ struct ThreadTile {
   /// apart; `offsets` their records' offsets (record_ints apart, this thread's first DM at
   /// column `dm0`); `word0` = tile_word(thread_x, 0, T). Flushes before a lane could exceed
   /// `flush_chans` channels.
+  /// With Reuse (1 or 2, the Words mode; records built with reuse group MD), the pairs of rows that start before
+  /// `reuse_rows` honour kReuseFlag: a DM whose delay in a row is that of the thread's previous DM adds that DM's
+  /// words of the row again instead of loading them (Words). Other rows carry no flag.
+  template <int Reuse = 0>
   FASTPSR_HD void add_rows(const std::uint32_t* rows, int row_pitch, const std::int32_t* offsets, int record, int dm0,
-                           int nrows, int word0, int flush_chans) {
+                           int nrows, int word0, int flush_chans, int reuse_rows = 0) {
     int r = 0;
     if (flush_chans >= 2) {
+      if constexpr (Reuse != 0) {
+        using W = Words<P, Reuse>;
+        for (; r + 1 < nrows && r < reuse_rows; r += 2) {
+          if (P::kFlushes && since_flush + 2 > flush_chans) flush_all();
+          const std::uint32_t* ra = rows + r * row_pitch + word0;
+          const std::uint32_t* rb = ra + row_pitch;
+          std::int32_t oa[MD], ob[MD];
+          load_offsets<MD>(offsets + r * record + dm0, oa);
+          load_offsets<MD>(offsets + (r + 1) * record + dm0, ob);
+          typename W::Word wa[T], wb[T];
+          FASTPSR_UNROLL
+          for (int j = 0; j < MD; ++j) {
+            if (j == 0) {  // never flagged: DM j - 1 is another thread's
+              const std::uint32_t* pa = at_byte(ra, oa[j]);
+              const std::uint32_t* pb = at_byte(rb, ob[j]);
+              FASTPSR_UNROLL
+              for (int k = 0; k < T; ++k) {
+                wa[k] = W::load(pa[32 * k]);
+                wb[k] = W::load(pb[32 * k]);
+              }
+            } else {
+              W::template load_unless<T>(wa, wb, ra, rb, oa[j], ob[j]);
+            }
+            FASTPSR_UNROLL
+            for (int k = 0; k < T; ++k) W::add2(part[j][k], wa[k], wb[k], aux);
+          }
+          since_flush += 2;
+        }
+      }
       for (; r + 1 < nrows; r += 2) {
         if (P::kFlushes && since_flush + 2 > flush_chans) flush_all();
         const std::uint32_t* ra = rows + r * row_pitch + word0;
@@ -322,7 +454,9 @@ struct ThreadTile {
       load_offsets<MD>(offsets + r * record + dm0, oa);
       FASTPSR_UNROLL
       for (int j = 0; j < MD; ++j) {
-        const std::uint32_t* pa = at_byte(ra, oa[j]);
+        // With Reuse, a single row (the tail of a stage, or lane flushes every channel) loads
+        // every word: its flags are stripped.
+        const std::uint32_t* pa = at_byte(ra, Reuse != 0 ? oa[j] & ~kReuseFlag : oa[j]);
         FASTPSR_UNROLL
         for (int k = 0; k < T; ++k) P::add(part[j][k], pa[32 * k], aux);
       }
@@ -349,8 +483,9 @@ struct BlockRecords {
 };
 
 /// `delays[dm * nchans + chan]`, the kept channels in order, DMs grouped `dms_per_block` at a time.
+/// `reuse_group` > 0 (the kernel's items_dm, with reuse): offsets carry kReuseFlag (see the record).
 inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
-                                       const std::vector<int>& kept, int dms_per_block) {
+                                       const std::vector<int>& kept, int dms_per_block, int reuse_group = 0) {
   BlockRecords br;
   br.record = record_ints(dms_per_block);
   br.blocks = static_cast<int>((ndms + static_cast<std::size_t>(dms_per_block) - 1) / dms_per_block);
@@ -373,13 +508,30 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
       rec[0] = lo;
       rec[1] = hi - lo;
       for (std::size_t m = dm_first; m < dm_end; ++m) {
+        const std::size_t at = m * static_cast<std::size_t>(nchans) + chan;
         // In int64: a span this large never fits shared memory, so the clamped value is never used.
-        const std::int64_t bytes =
-            4 * (std::int64_t{delays[m * static_cast<std::size_t>(nchans) + chan]} - lo + (lo & 3));
-        rec[kRecordHeader + (m - dm_first)] = static_cast<std::int32_t>(std::min<std::int64_t>(bytes, INT32_MAX));
+        const std::int64_t bytes = 4 * (std::int64_t{delays[at]} - lo + (lo & 3));
+        std::int32_t off = static_cast<std::int32_t>(std::min<std::int64_t>(bytes, INT32_MAX - 3));
+        const std::size_t j = m - dm_first;
+        if (reuse_group > 0 && j % static_cast<std::size_t>(reuse_group) != 0 &&
+            delays[at] == delays[at - static_cast<std::size_t>(nchans)]) {
+          off |= kReuseFlag;
+          rec[kRecordReuseRows] = 1;  // for now: this channel has a flag
+        }
+        rec[kRecordHeader + j] = off;
       }
       br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
     }
+    // The block's reuse rows: past the last channel with a flag.
+    std::int32_t* block = br.ints.data() + static_cast<std::size_t>(b) * nkept * static_cast<std::size_t>(br.record);
+    std::int32_t reuse_rows = 0;
+    for (std::size_t k = 0; k < nkept; ++k) {
+      if (block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] != 0) {
+        reuse_rows = static_cast<std::int32_t>(k + 1);
+      }
+    }
+    for (std::size_t k = 0; k < nkept; ++k)
+      block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] = reuse_rows;
   }
   return br;
 }

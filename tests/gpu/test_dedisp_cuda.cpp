@@ -239,6 +239,35 @@ TEST_CASE("cuda dedisp: every compiled kernel variant") {
       ++i;
     }
   }
+  // Reuse of the previous DM's words (reuse=1, 2) on DMs close enough to share many delays: the
+  // 4 x 8 tile under each cap and the 4 x 4 tile, every lane mode, odd stage sizes (pairs across
+  // chunks) and lane flushes every channel (the single-row path) in between.
+  c.nbits = 8;
+  c.dms = test::dm_range(45, 1.5);
+  const DedispPlan r8 = test::make_case_plan(c);
+  c.nbits = 32;
+  const DedispPlan rf = test::make_case_plan(c);
+  const std::size_t rin = 3 * static_cast<std::size_t>(r8.max_delay) + 900;
+  for (const char* lanes : {"4", "4mad", "2", "1", "float"}) {
+    for (const char* reuse : {"1", "2"}) {
+      for (const char* cap : {"0", "128", "168", "255"}) {
+        const bool small = std::string(cap) == "0";
+        Config cfg = {{"subband", "0"},
+                      {"items_time", "4"},
+                      {"items_dm", small ? "4" : "8"},
+                      {"threads_time", "32"},
+                      {"threads_dm", small ? "3" : "4"},
+                      {"reuse", reuse},
+                      {"chans_per_stage", i % 3 == 0 ? "5" : "16"},
+                      {"bulk_copy", std::to_string(i % 2)}};
+        if (!small) cfg["max_regs"] = cap;
+        const bool is_float = set_lane_mode(cfg, lanes);
+        if (i % 5 == 4 && !is_float && std::string(lanes) != "1") cfg["flush_chans"] = "1";
+        check_case(is_float ? rf : r8, rin, 300, cfg, seed + static_cast<std::uint64_t>(i));
+        ++i;
+      }
+    }
+  }
 }
 
 TEST_CASE("cuda dedisp: the subband kernel, every compiled variant, shapes, streaming") {
@@ -392,6 +421,10 @@ TEST_CASE("cuda dedisp: bad configurations and unsupported input are errors with
                                                {{"max_regs", "100"}},
                                                {{"items_dm", "4"}, {"max_regs", "168"}},
                                                {{"subband", "8"}, {"max_regs", "128"}},
+                                               {{"reuse", "3"}},
+                                               {{"reuse", "1"}, {"items_dm", "2"}},
+                                               {{"reuse", "1"}, {"items_time", "2"}},
+                                               {{"subband", "8"}, {"reuse", "1"}},
                                                {{"subband", "8"}, {"lanes", "2"}},
                                                {{"subband", "4"}, {"threads_time", "512"}, {"threads_dm", "1"}}}) {
     expect_error(p8, bad, ErrorCode::invalid_argument);

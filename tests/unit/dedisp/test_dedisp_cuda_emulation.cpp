@@ -34,6 +34,7 @@ struct EmuShape {
   int chans_per_stage = 3;
   int flush = 0;    // 0 = capacity
   int subband = 0;  // G > 0: the subband kernel (Lanes4), units of G channels
+  int reuse = 0;    // the staged kernel's add_rows<reuse> (same-delay DMs re-add the previous DM's words)
 };
 
 // x_D of the new input samples [0, n) of kept channel `chan`, as the prep kernel computes them.
@@ -70,7 +71,8 @@ struct Emulator {
     for (int c = 0; c < plan.nchans(); ++c) {
       if (plan.channel_kept(c)) kept.push_back(c);
     }
-    rec = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, sh.threads_dm * MD);
+    rec = tl::make_block_records(plan.delays, plan.ndms(), plan.nchans(), kept, sh.threads_dm * MD,
+                                 sh.reuse != 0 ? MD : 0);
     row_pitch = tl::row_pitch_words(sh.threads_time * T, rec.max_span);
     const auto& in = plan.problem.input;
     if (in.nbits == 32) {
@@ -181,15 +183,36 @@ struct Emulator {
             std::memcpy(&srec[static_cast<std::size_t>(r * rec.record)], rc, static_cast<std::size_t>(rec.record) * 4);
             // Every word a thread reads lies in the copied window.
             for (int j = 0; j < rec.record - tl::kRecordHeader; ++j) {
-              REQUIRE(rc[tl::kRecordHeader + j] % 4 == 0);
-              REQUIRE(rc[tl::kRecordHeader + j] / 4 + tile - 1 < win.words);
+              const std::int32_t off = rc[tl::kRecordHeader + j];
+              REQUIRE((off & ~tl::kReuseFlag) % 4 == 0);
+              REQUIRE(off / 4 + tile - 1 < win.words);
+              // Flags only with reuse, never on a thread's first DM, only in the reuse rows.
+              if ((off & tl::kReuseFlag) != 0) {
+                REQUIRE(sh.reuse != 0);
+                REQUIRE(j % MD != 0);
+                REQUIRE(first + r < rc[tl::kRecordReuseRows]);
+              }
             }
           }
+          // As the kernel: the block's reuse rows from its first record, clamped to this chunk.
+          const int reuse_rows = std::clamp(
+              rec.ints[static_cast<std::size_t>(b) * nk * static_cast<std::size_t>(rec.record) + tl::kRecordReuseRows] -
+                  first,
+              0, nrows);
           for (int ty = 0; ty < sh.threads_dm; ++ty) {
             for (int tx = 0; tx < sh.threads_time; ++tx) {
-              acc[static_cast<std::size_t>(ty * sh.threads_time + tx)].add_rows(
-                  sdata.data(), row_pitch, srec.data() + tl::kRecordHeader, rec.record, ty * MD, nrows,
-                  tl::tile_word(tx, 0, T), flush);
+              auto& a = acc[static_cast<std::size_t>(ty * sh.threads_time + tx)];
+              const std::int32_t* offsets = srec.data() + tl::kRecordHeader;
+              if (sh.reuse == 1) {
+                a.template add_rows<1>(sdata.data(), row_pitch, offsets, rec.record, ty * MD, nrows,
+                                       tl::tile_word(tx, 0, T), flush, reuse_rows);
+              } else if (sh.reuse == 2) {
+                a.template add_rows<2>(sdata.data(), row_pitch, offsets, rec.record, ty * MD, nrows,
+                                       tl::tile_word(tx, 0, T), flush, reuse_rows);
+              } else {
+                a.add_rows(sdata.data(), row_pitch, offsets, rec.record, ty * MD, nrows, tl::tile_word(tx, 0, T),
+                           flush);
+              }
             }
           }
         }
@@ -350,6 +373,7 @@ void emulate_and_check(const DedispPlan& plan, EmuShape sh, std::size_t nin, std
   CAPTURE(sh.chans_per_stage);
   CAPTURE(sh.flush);
   CAPTURE(sh.subband);
+  CAPTURE(sh.reuse);
   CAPTURE(plan.problem.input.nbits);
   CAPTURE(plan.downsample());
   CAPTURE(gulp_in);
@@ -464,6 +488,36 @@ TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
       CHECK(rc[tl::kRecordHeader + m % 2] / 4 - (rc[0] & 3) <= rc[1]);
     }
   }
+  // Reuse flags and reuse rows, on DMs close enough to share delays.
+  c.dms = test::dm_range(40, 0.5);
+  const DedispPlan close = test::make_case_plan(c);
+  for (auto [dms_per_block, group] : {std::pair{8, 4}, {32, 8}, {40, 8}, {8, 0}}) {
+    const auto rr = tl::make_block_records(close.delays, close.ndms(), close.nchans(), kept, dms_per_block, group);
+    int flags = 0;
+    for (int b = 0; b < rr.blocks; ++b) {
+      const auto* block = rr.ints.data() + static_cast<std::size_t>(b) * 7 * static_cast<std::size_t>(rr.record);
+      int last = -1;
+      for (int k = 0; k < 7; ++k) {
+        const auto* rc = block + static_cast<std::size_t>(k) * static_cast<std::size_t>(rr.record);
+        CHECK(rc[tl::kRecordReuseRows] == block[tl::kRecordReuseRows]);
+        for (int j = 0; j < dms_per_block; ++j) {
+          const std::size_t dm = static_cast<std::size_t>(b * dms_per_block + j);
+          if (dm >= close.ndms()) break;
+          const std::int32_t off = rc[tl::kRecordHeader + j];
+          CHECK(rc[0] - (rc[0] & 3) + (off & ~tl::kReuseFlag) / 4 ==
+                close.delays[dm * 7 + static_cast<std::size_t>(k)]);
+          const bool same = group > 0 && j % group != 0 &&
+                            close.delays[dm * 7 + static_cast<std::size_t>(k)] ==
+                                close.delays[(dm - 1) * 7 + static_cast<std::size_t>(k)];
+          CHECK(((off & tl::kReuseFlag) != 0) == same);
+          if (same) last = k;
+          flags += same ? 1 : 0;
+        }
+      }
+      CHECK(block[tl::kRecordReuseRows] == last + 1);
+    }
+    CHECK((flags > 0) == (group > 0));  // the case has words to reuse
+  }
 }
 
 TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streaming") {
@@ -478,6 +532,28 @@ TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streami
                          seed + 10);
   every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 3, 0, 0, 2, 0}, 700, 700, seed + 20);
   every_tile<tl::Lanes4Mad>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0}, 700, 97, seed + 30);
+}
+
+TEST_CASE("cuda dedisp emulation: DMs that share delays re-add the previous DM's words") {
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 23;
+  c.dms = test::dm_range(45, 1.5);  // many neighbours with the same delays, more so at the top
+  const DedispPlan plan = test::make_case_plan(c);
+  CAPTURE(plan.max_delay);
+  for (int reuse : {1, 2}) {
+    // Odd stage sizes put pairs across chunk ends; flush 1 and 3 take the single-row path.
+    every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0, 0, reuse}, 600, 97, seed + 10 * reuse);
+    every_tile<tl::Lanes4>(plan, EmuShape{4, false, 32, 3, 0, 0, 8, 0, 0, reuse}, 600, 600, seed + 10 * reuse + 6);
+    emulate_and_check<tl::Lanes4, 4, 8>(plan, EmuShape{4, false, 32, 2, 4, 8, 5, 1, 0, reuse}, 400, 97, seed + 3);
+    emulate_and_check<tl::Lanes4, 4, 4>(plan, EmuShape{4, false, 32, 1, 4, 4, 7, 3, 0, reuse}, 400, 97, seed + 4);
+  }
+  every_tile<tl::Lanes4Mad>(plan, EmuShape{4, false, 32, 2, 0, 0, 3, 0, 0, 1}, 600, 97, seed + 40);
+  every_tile<tl::Lanes2>(plan, EmuShape{2, false, 32, 2, 0, 0, 4, 0, 0, 1}, 600, 97, seed + 50);
+  every_tile<tl::Lanes1>(plan, EmuShape{1, false, 32, 2, 0, 0, 4, 0, 0, 1}, 600, 97, seed + 60);
+  c.nbits = 32;
+  const DedispPlan p32 = test::make_case_plan(c);
+  every_tile<tl::LanesFloat>(p32, EmuShape{1, true, 32, 2, 0, 0, 3, 0, 0, 1}, 500, 89, seed + 70);
 }
 
 TEST_CASE("cuda dedisp emulation: lane flushes, signed input, masks, 1 channel, DM 0") {
