@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The CPU dedisperser: packed input -> channel-major rows (dedisp_rows) -> worker threads
-// (dedisp_pool) over (DM tile x time tile) tasks, each running the register-blocked SIMD
-// kernel (dedisp_kernels).
+// The CPU dedisperser: packed input -> channel-major rows (dedisp_rows) -> worker threads (a
+// WorkerTeam, dynamic scheduling) over (DM tile x time tile) tasks, each running the
+// register-blocked SIMD kernel (dedisp_kernels).
 // Where the delays split into subband and within-subband parts (prepsubband -nsub rounding),
 // the rows are subband rows made by an exact integer first stage (dedisp_subbands) instead.
 #include "fastpsr/cpu/dedisp_cpu.hpp"
@@ -14,11 +14,11 @@
 #include <limits>
 
 #include "dedisp_kernels.hpp"
-#include "dedisp_pool.hpp"
 #include "dedisp_rows.hpp"
 #include "dedisp_subbands.hpp"
 #include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/worker_team.hpp"
 
 namespace fastpsr::cpu {
 namespace {
@@ -117,7 +117,7 @@ class CpuDedisperser final : public Dedisperser {
   std::size_t sub_chunk_ = 0;      // stage-1 samples per staging block; 0: from the cache size
   std::unique_ptr<SubbandStage> stage1_;
   int threads_ = 0;
-  std::unique_ptr<WorkPool> pool_;
+  std::unique_ptr<WorkerTeam> team_;
 
   std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
   std::vector<std::uint32_t> offsets_;  // padded ndms x nk
@@ -143,7 +143,7 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   D_ = static_cast<std::size_t>(plan_.downsample());
   ndms_ = plan_.ndms();
   parse_config(options);
-  pool_ = std::make_unique<WorkPool>(nthreads());
+  team_ = std::make_unique<WorkerTeam>(static_cast<std::size_t>(nthreads()));
   choose_path();  // sets nrows_, hist_, the row type and the stage-1 state
   choose_kernel();
 
@@ -319,7 +319,7 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
   if (stage1_) {
     const std::size_t m = stage1_->completes(n_ds);
     make_room(m);
-    stage1_->append(packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), *pool_);
+    stage1_->append(packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), *team_);
     fill_ += m;
   } else {
     make_room(n_ds);
@@ -329,7 +329,7 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
     fmt_in.bytes_per_sample = plan_.problem.input.bytes_per_sample();
     fmt_in.downsample = D_;
     fmt_in.kept = &kept_;
-    append_rows(fmt_in, packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), pool_.get());
+    append_rows(fmt_in, packed, n_ds, rows_target(), static_cast<std::size_t>(fill_ - base_), team_.get());
     fill_ += n_ds;
   }
   if (fill_ < hist_ + out_next_ + 1) return DedispBlock{out_next_, 0, out_.data(), out_stride_};
@@ -356,7 +356,7 @@ DedispBlock CpuDedisperser::flush() {
       const auto nzero = static_cast<std::size_t>(std::min<std::uint64_t>(want, gulp_ds_));
       const std::size_t m = stage1_->completes(nzero);
       make_room(m);
-      stage1_->append(nullptr, nzero, rows_target(), static_cast<std::size_t>(fill_ - base_), *pool_);
+      stage1_->append(nullptr, nzero, rows_target(), static_cast<std::size_t>(fill_ - base_), *team_);
       fill_ += m;
       continue;
     }
@@ -386,7 +386,7 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
   const std::size_t n_dm_tiles = (ndms_ + dm_tile_ - 1) / dm_tile_;
   const std::size_t n_t_tiles = (nt + time_tile_ - 1) / time_tile_;
   const std::size_t padded_dms = offsets_.size() / std::max<std::size_t>(nrows_, 1);
-  pool_->run(n_dm_tiles * n_t_tiles, [&](std::size_t task, int) {
+  team_->run_dynamic(n_dm_tiles * n_t_tiles, [&](std::size_t task, std::size_t) {
     const std::size_t dt = task % n_dm_tiles;
     const std::size_t tt = task / n_dm_tiles;
     KernelArgs a;
@@ -419,7 +419,7 @@ void CpuDedisperser::make_room(std::size_t n_ds) {
   const auto keep = static_cast<std::size_t>(fill_ - out_next_);
   FASTPSR_ASSERT(keep + n_ds <= hist_ + span_);
   auto* bytes = reinterpret_cast<std::uint8_t*>(rows_.data());
-  pool_->run(nrows_, [&](std::size_t k, int) {
+  team_->run_dynamic(nrows_, [&](std::size_t k, std::size_t) {
     std::uint8_t* row = bytes + k * row_len_ * elem_bytes_;
     std::memmove(row, row + drop * elem_bytes_, keep * elem_bytes_);
   });

@@ -134,7 +134,7 @@ void append_block(const InputFormat& in, const std::uint8_t* packed, const RowsT
 // The tiled transpose over (channel block x time block) tasks.
 template <class R, int NBITS, bool SIGNED>
 void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                  std::size_t pos, WorkPool* pool) {
+                  std::size_t pos, WorkerTeam* team) {
   constexpr int kChanBlock = 64;
   constexpr std::size_t kTimeBlock = 64;
   const int nk = static_cast<int>(in.kept->size());
@@ -146,7 +146,7 @@ void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t
     append_block<R, NBITS, SIGNED>(in, packed, dst, pos, k0, std::min(nk, k0 + kChanBlock), s0,
                                    std::min(kTimeBlock, n_ds - s0));
   };
-  if (pool == nullptr || pool->threads() == 1) {
+  if (team == nullptr || team->size() == 1) {
     for (std::size_t tb = 0; tb < ntime; ++tb) {
       for (std::size_t kb = 0; kb < nblocks; ++kb) block(kb, tb);
     }
@@ -155,7 +155,7 @@ void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t
   // Tasks of several time blocks: a task is worth a wake-up, and its spectra are read once.
   constexpr std::size_t kTimeBlocksPerTask = 16;
   const std::size_t ntasks = (ntime + kTimeBlocksPerTask - 1) / kTimeBlocksPerTask;
-  pool->run(ntasks, [&](std::size_t task, int) {
+  team->run_dynamic(ntasks, [&](std::size_t task, std::size_t) {
     for (std::size_t tb = task * kTimeBlocksPerTask; tb < std::min(ntime, (task + 1) * kTimeBlocksPerTask); ++tb) {
       for (std::size_t kb = 0; kb < nblocks; ++kb) block(kb, tb);
     }
@@ -164,19 +164,19 @@ void append_typed(const InputFormat& in, const std::uint8_t* packed, std::size_t
 
 template <class R>
 void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                     std::size_t pos, WorkPool* pool) {
+                     std::size_t pos, WorkerTeam* team) {
   switch (in.nbits) {
     case 1:
-      return append_typed<R, 1, false>(in, packed, n_ds, dst, pos, pool);
+      return append_typed<R, 1, false>(in, packed, n_ds, dst, pos, team);
     case 2:
-      return append_typed<R, 2, false>(in, packed, n_ds, dst, pos, pool);
+      return append_typed<R, 2, false>(in, packed, n_ds, dst, pos, team);
     case 4:
-      return append_typed<R, 4, false>(in, packed, n_ds, dst, pos, pool);
+      return append_typed<R, 4, false>(in, packed, n_ds, dst, pos, team);
     case 8:
-      if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, pool);
-      return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, pool);
+      if (in.is_signed) return append_typed<R, 8, true>(in, packed, n_ds, dst, pos, team);
+      return append_typed<R, 8, false>(in, packed, n_ds, dst, pos, team);
     case 16:
-      if constexpr (sizeof(R) >= 2) return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, pool);
+      if constexpr (sizeof(R) >= 2) return append_typed<R, 16, false>(in, packed, n_ds, dst, pos, team);
       break;
     default:
       throw Error(ErrorCode::unsupported,
@@ -188,18 +188,18 @@ void append_for_rows(const InputFormat& in, const std::uint8_t* packed, std::siz
 }  // namespace
 
 void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                 std::size_t pos, WorkPool* pool) {
+                 std::size_t pos, WorkerTeam* team) {
   if (n_ds == 0) return;
   if (dst.is_float_rows) {
     FASTPSR_ASSERT(in.nbits == 32);
-    return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, pool);
+    return append_typed<float, 32, false>(in, packed, n_ds, dst, pos, team);
   }
   if (dst.elem_bytes == 1) {
     FASTPSR_ASSERT(in.nbits <= 8);
-    return append_for_rows<std::uint8_t>(in, packed, n_ds, dst, pos, pool);
+    return append_for_rows<std::uint8_t>(in, packed, n_ds, dst, pos, team);
   }
-  if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, pool);
-  return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, pool);
+  if (dst.elem_bytes == 2) return append_for_rows<std::uint16_t>(in, packed, n_ds, dst, pos, team);
+  return append_for_rows<std::uint32_t>(in, packed, n_ds, dst, pos, team);
 }
 
 }  // namespace fastpsr::cpu::dedisp_detail

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dedisp_pool.hpp"
+#include "fastpsr/worker_team.hpp"
 
 namespace fastpsr::cpu::dedisp_detail {
 
@@ -30,8 +30,8 @@ struct InputFormat {
 };
 
 /// Writes n_ds downsampled samples, read from n_ds * downsample packed spectra, at position
-/// `pos` of every row. Runs on the threads of `pool` (nullptr: in the calling thread alone).
+/// `pos` of every row. Runs on the threads of `team` (nullptr: in the calling thread alone).
 void append_rows(const InputFormat& in, const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst,
-                 std::size_t pos, WorkPool* pool);
+                 std::size_t pos, WorkerTeam* team);
 
 }  // namespace fastpsr::cpu::dedisp_detail

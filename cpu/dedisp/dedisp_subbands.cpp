@@ -128,15 +128,14 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
 }
 
 std::size_t SubbandStage::append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,
-                                 WorkPool& pool) {
+                                 WorkerTeam& team) {
   FASTPSR_ASSERT(dst.elem_bytes == elem_bytes_ && ncarry_ == nchan_ - nsub_done_);
   const std::size_t m = completes(n_ds);
   const std::size_t nchunks = (m + chunk_ - 1) / chunk_;
-  if (scratch_.size() < static_cast<std::size_t>(pool.threads()))
-    scratch_.resize(static_cast<std::size_t>(pool.threads()));
-  pool.run(nchunks, [&](std::size_t j, int thread) {
+  if (scratch_.size() < team.size()) scratch_.resize(team.size());
+  team.run_dynamic(nchunks, [&](std::size_t j, std::size_t thread) {
     const std::size_t a = j * chunk_;
-    run_chunk(packed, a, std::min(m, a + chunk_), dst, pos, scratch_[static_cast<std::size_t>(thread)]);
+    run_chunk(packed, a, std::min(m, a + chunk_), dst, pos, scratch_[thread]);
   });
   // Carry the samples of this call's input from m on: the next subband samples need them.
   const std::size_t keep = ncarry_ + n_ds - m;

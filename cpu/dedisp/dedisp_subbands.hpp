@@ -48,9 +48,9 @@ class SubbandStage {
   [[nodiscard]] std::size_t completes(std::size_t n_ds) const noexcept;
   /// Appends n_ds downsampled samples (n_ds * downsample packed spectra; nullptr: zeros) and
   /// writes the completes(n_ds) subband samples they complete at position `pos` of the rows of
-  /// `dst` (nsub rows), on the threads of `pool`. Returns that count.
+  /// `dst` (nsub rows), on the threads of `team`. Returns that count.
   std::size_t append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,
-                     WorkPool& pool);
+                     WorkerTeam& team);
 
   [[nodiscard]] const SubbandSplit& split() const noexcept { return split_; }
   /// Downsampled channel samples appended so far.

@@ -21,7 +21,7 @@ WorkerTeam::~WorkerTeam() {
 
 void WorkerTeam::work(std::size_t m) {
   try {
-    for (std::size_t i = m; i < n_; i += size_) (*fn_)(i);
+    (*job_)(m);
   } catch (...) {
     errors_[m] = std::current_exception();
   }
@@ -45,34 +45,50 @@ void WorkerTeam::member(std::size_t m) {
   }
 }
 
-void WorkerTeam::run(std::size_t n, const std::function<void(std::size_t)>& fn) {
+void WorkerTeam::run_members(const std::function<void(std::size_t)>& job) {
   std::fill(errors_.begin(), errors_.end(), nullptr);
-  n_ = n;
-  fn_ = &fn;
-  if (size_ > 1 && n > 1) {
-    {
-      const std::lock_guard lock(mutex_);
-      running_ = size_ - 1;
-      ++generation_;
-    }
-    start_.notify_all();
-    work(0);
+  job_ = &job;
+  {
+    const std::lock_guard lock(mutex_);
+    running_ = size_ - 1;
+    ++generation_;
+  }
+  start_.notify_all();
+  work(0);
+  {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return running_ == 0; });
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors_[i % size_] = std::current_exception();
-        break;
-      }
-    }
   }
-  fn_ = nullptr;
+  job_ = nullptr;
+}
+
+void WorkerTeam::rethrow_first() {
   for (auto& e : errors_) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+void WorkerTeam::run(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  if (size_ > 1 && n > 1) {
+    run_members([&](std::size_t m) {
+      for (std::size_t i = m; i < n; i += size_) fn(i);
+    });
+    rethrow_first();
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) fn(i);  // an exception ends the run here, as above
+}
+
+void WorkerTeam::run_dynamic(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
+  if (size_ > 1 && n > 1) {
+    next_.store(0);
+    run_members([&](std::size_t m) {
+      for (std::size_t i = next_.fetch_add(1); i < n; i = next_.fetch_add(1)) fn(i, m);
+    });
+    rethrow_first();
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) fn(i, 0);
 }
 
 }  // namespace fastpsr
