@@ -9,6 +9,7 @@
 
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/cpu/stretched_add.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/fftw_lock.hpp"
 
@@ -94,7 +95,9 @@ class CpuFdotSearcher final : public FdotSearcher {
     inv_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_BACKWARD, flags);
     make_kernels();
     plane_size_ = static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_);
-    plane_.reset(new float[plane_size_]);  // written (poisoned) in parallel by search()
+    // Written (poisoned) in parallel by search(); the padding after the last row lets the
+    // harmonic sums' vector loads run past a row's end (stretched_add).
+    plane_.reset(new float[plane_size_ + kStretchedPad]());
   }
 
   [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
@@ -277,7 +280,7 @@ class CpuFdotSearcher final : public FdotSearcher {
         const int szi = (sub_z(z, h, H) + p_.zmax) / 2;
         const float* row = plane_.get() + static_cast<std::size_t>(szi) * static_cast<std::size_t>(plane_len_);
         const std::int32_t* idx = index[t].data();
-        for (std::size_t i = 0; i < n; ++i) acc[i] += row[idx[i]];
+        stretched_add(acc, row, idx, n);  // acc[i] += row[idx[i]], same bits on every path
       }
       const float cut = p_.powcut[static_cast<std::size_t>(s)];
       for (std::size_t i = 0; i < n; ++i) {
