@@ -95,9 +95,11 @@ class CpuFdotSearcher final : public FdotSearcher {
     inv_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_BACKWARD, flags);
     make_kernels();
     plane_size_ = static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_);
-    // Written (poisoned) in parallel by search(); the padding after the last row lets the
-    // harmonic sums' vector loads run past a row's end (stretched_add).
-    plane_.reset(new float[plane_size_ + kStretchedPad]());
+    // Not zeroed here: search() poisons it in parallel, so its pages are first touched by the
+    // threads that use them. The padding after the last row lets the harmonic sums' vector loads
+    // run past a row's end (stretched_add).
+    plane_.reset(new float[plane_size_ + kStretchedPad]);
+    std::fill(plane_.get() + plane_size_, plane_.get() + plane_size_ + kStretchedPad, 0.0F);
   }
 
   [[nodiscard]] const AccelSearchProblem& problem() const noexcept override { return p_; }
