@@ -9,7 +9,7 @@
 
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
-#include "fastpsr/cpu/stretched_add.hpp"
+#include "fastpsr/cpu/harmonic_kernels.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/fftw_lock.hpp"
 
@@ -235,6 +235,7 @@ class CpuFdotSearcher final : public FdotSearcher {
 #pragma omp parallel num_threads(nthreads)
       {
         std::vector<float> sum(static_cast<std::size_t>(chunk));
+        std::vector<std::uint32_t> above(static_cast<std::size_t>(chunk));  // a stage's hits in a row
         // For each odd h/H (stage by stage) the plane offset of every rk of the chunk: the same
         // for all z rows (PRESTO's rinds), so it is computed once per chunk.
         std::vector<std::vector<std::int32_t>> index;
@@ -256,7 +257,7 @@ class CpuFdotSearcher final : public FdotSearcher {
           }
           auto& out = chunk_hits[static_cast<std::size_t>(c - g0)];
           out.clear();
-          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, out);
+          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, above, out);
         }
       }
       for (std::int64_t c = g0; c < g1; ++c) {
@@ -267,7 +268,7 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, const std::vector<std::vector<std::int32_t>>& index,
-               std::vector<float>& sum, std::vector<AccelHit>& out) const {
+               std::vector<float>& sum, std::vector<std::uint32_t>& above, std::vector<AccelHit>& out) const {
     const int z = p_.z_of(zi);
     const std::size_t n = static_cast<std::size_t>(b - a);
     const float* top =
@@ -285,10 +286,10 @@ class CpuFdotSearcher final : public FdotSearcher {
         stretched_add(acc, row, idx, n);  // acc[i] += row[idx[i]], same bits on every path
       }
       const float cut = p_.powcut[static_cast<std::size_t>(s)];
-      for (std::size_t i = 0; i < n; ++i) {
-        if (acc[i] > cut) {
-          out.push_back({a + static_cast<std::int64_t>(i), zi, 0, static_cast<std::int16_t>(s), acc[i]});
-        }
+      const std::size_t nabove = indices_above(acc, n, cut, above.data());
+      for (std::size_t k = 0; k < nabove; ++k) {
+        const std::uint32_t i = above[k];
+        out.push_back({a + static_cast<std::int64_t>(i), zi, 0, static_cast<std::int16_t>(s), acc[i]});
       }
     }
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "fastpsr/cpu/stretched_add.hpp"
+#include "fastpsr/cpu/harmonic_kernels.hpp"
 
 #include "fastpsr/cpu/cpu_features.hpp"
 
@@ -11,6 +11,14 @@ namespace fastpsr::cpu {
 
 void stretched_add_scalar(float* acc, const float* row, const std::int32_t* idx, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) acc[i] += row[idx[i]];
+}
+
+std::size_t indices_above_scalar(const float* acc, std::size_t n, float cut, std::uint32_t* above) noexcept {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (acc[i] > cut) above[count++] = static_cast<std::uint32_t>(i);
+  }
+  return count;
 }
 
 #if defined(__x86_64__)
@@ -31,8 +39,34 @@ __attribute__((target("avx2"))) void stretched_add_avx2(float* acc, const float*
   for (; i < n; ++i) acc[i] += row[idx[i]];
 }
 
+__attribute__((target("avx2"))) std::size_t indices_above_avx2(const float* acc, std::size_t n, float cut,
+                                                               std::uint32_t* above) noexcept {
+  const __m256 c = _mm256_set1_ps(cut);
+  std::size_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    // Ordered greater-than: false for NaN, as the scalar test.
+    auto mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(acc + i), c, _CMP_GT_OQ)));
+    while (mask != 0) {
+      above[count++] = static_cast<std::uint32_t>(i) + static_cast<std::uint32_t>(__builtin_ctz(mask));
+      mask &= mask - 1;
+    }
+  }
+  for (; i < n; ++i) {
+    if (acc[i] > cut) above[count++] = static_cast<std::uint32_t>(i);
+  }
+  return count;
+}
+
 }  // namespace
 #endif
+
+std::size_t indices_above(const float* acc, std::size_t n, float cut, std::uint32_t* above) noexcept {
+#if defined(__x86_64__)
+  if (cpu_features().avx2) return indices_above_avx2(acc, n, cut, above);
+#endif
+  return indices_above_scalar(acc, n, cut, above);
+}
 
 void stretched_add(float* acc, const float* row, const std::int32_t* idx, std::size_t n) noexcept {
 #if defined(__x86_64__)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The inner loop of the CPU harmonic sums: acc[i] += row[idx[i]] for i < n, where idx is a
+/// The inner loops of the CPU harmonic sums (fdot_searcher_cpu.cpp), with an AVX2 path chosen at
+/// run time and a plain one that is their reference in the tests.
+///
+/// stretched_add: acc[i] += row[idx[i]] for i < n, where idx is a
 /// "stretched" index, idx[i] = sub_rk(a + i, h, H) - lo with h < H, so it rises by 0 or 1 per
 /// step and 8 consecutive indices span at most 8 values. Scalar code reads it as a gather; the
 /// AVX2 path loads those (at most) 8 values with one unaligned load and places them with one
@@ -20,5 +23,11 @@ void stretched_add(float* acc, const float* row, const std::int32_t* idx, std::s
 
 /// Floats a row must be readable past its last indexed value.
 inline constexpr std::size_t kStretchedPad = 8;
+
+/// The threshold test of a stage: writes every i < n with acc[i] > cut to `above`, in increasing
+/// order, and returns how many (NaN is never above). Hits are rare, so the AVX2 path compares 8
+/// values at once and looks at single values only in blocks that have one.
+std::size_t indices_above_scalar(const float* acc, std::size_t n, float cut, std::uint32_t* above) noexcept;
+std::size_t indices_above(const float* acc, std::size_t n, float cut, std::uint32_t* above) noexcept;
 
 }  // namespace fastpsr::cpu

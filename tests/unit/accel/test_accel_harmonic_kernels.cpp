@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The CPU harmonic sums' inner loop: the dispatched (AVX2 where the CPU has it) stretched add
+// The CPU harmonic sums' inner loops: the dispatched (AVX2 where the CPU has it) stretched add
 // gives the same bits as the plain loop for every harmonic fraction of up to 32 harmonics, any
-// start and length, and reads nothing past the documented padding.
+// start and length, and reads nothing past the documented padding; the threshold scan finds the
+// same indices as the plain loop, NaN and equality included.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "fastpsr/accel.hpp"
 #include "fastpsr/cpu/cpu_features.hpp"
-#include "fastpsr/cpu/stretched_add.hpp"
+#include "fastpsr/cpu/harmonic_kernels.hpp"
 #include "support/test_support.hpp"
 
 using namespace fastpsr;
@@ -48,5 +50,28 @@ TEST_CASE("accel cpu: stretched add, every fraction h/H (H <= 32), same bits as 
         CHECK(std::memcmp(acc.data(), want.data(), n * sizeof(float)) == 0);
       }
     }
+  }
+}
+
+TEST_CASE("accel cpu: threshold scan, same indices as the plain loop (rare hits, dense hits, NaN, ties)") {
+  const std::uint64_t seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<float> power(1.0F);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = static_cast<std::size_t>(rng() % 300);
+    const float cut = trial % 3 == 0 ? 0.5F : 6.0F;  // dense or rare hits
+    CAPTURE(n);
+    CAPTURE(cut);
+    std::vector<float> acc(n);
+    for (auto& v : acc) v = power(rng);
+    for (std::size_t i = 0; i < n; i += 37) acc[i] = cut;  // equal is not above
+    if (n > 5) acc[5] = std::numeric_limits<float>::quiet_NaN();
+    if (n > 9) acc[9] = std::numeric_limits<float>::infinity();
+    std::vector<std::uint32_t> want(n), got(n);
+    const std::size_t nw = cpu::indices_above_scalar(acc.data(), n, cut, want.data());
+    const std::size_t ng = cpu::indices_above(acc.data(), n, cut, got.data());
+    REQUIRE(ng == nw);
+    for (std::size_t k = 0; k < nw; ++k) CHECK(got[k] == want[k]);
   }
 }
