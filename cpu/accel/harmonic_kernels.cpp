@@ -36,7 +36,7 @@ __attribute__((target("avx2"))) void stretched_add_avx2(float* acc, const float*
     const __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(row + base), rel);
     _mm256_storeu_ps(acc + i, _mm256_add_ps(_mm256_loadu_ps(acc + i), v));
   }
-  for (; i < n; ++i) acc[i] += row[idx[i]];
+  stretched_add_scalar(acc + i, row, idx + i, n - i);
 }
 
 __attribute__((target("avx2"))) std::size_t indices_above_avx2(const float* acc, std::size_t n, float cut,

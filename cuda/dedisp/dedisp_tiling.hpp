@@ -494,6 +494,7 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
   for (int b = 0; b < br.blocks; ++b) {
     const std::size_t dm_first = static_cast<std::size_t>(b) * static_cast<std::size_t>(dms_per_block);
     const std::size_t dm_end = std::min(ndms, dm_first + static_cast<std::size_t>(dms_per_block));
+    std::int32_t reuse_rows = 0;  // past the block's last channel with a flag
     for (std::size_t k = 0; k < nkept; ++k) {
       const auto chan = static_cast<std::size_t>(kept[k]);
       std::int32_t lo = delays[dm_first * static_cast<std::size_t>(nchans) + chan];
@@ -516,20 +517,13 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
         if (reuse_group > 0 && j % static_cast<std::size_t>(reuse_group) != 0 &&
             delays[at] == delays[at - static_cast<std::size_t>(nchans)]) {
           off |= kReuseFlag;
-          rec[kRecordReuseRows] = 1;  // for now: this channel has a flag
+          reuse_rows = static_cast<std::int32_t>(k + 1);
         }
         rec[kRecordHeader + j] = off;
       }
       br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
     }
-    // The block's reuse rows: past the last channel with a flag.
     std::int32_t* block = br.ints.data() + static_cast<std::size_t>(b) * nkept * static_cast<std::size_t>(br.record);
-    std::int32_t reuse_rows = 0;
-    for (std::size_t k = 0; k < nkept; ++k) {
-      if (block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] != 0) {
-        reuse_rows = static_cast<std::int32_t>(k + 1);
-      }
-    }
     for (std::size_t k = 0; k < nkept; ++k)
       block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] = reuse_rows;
   }

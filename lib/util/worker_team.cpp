@@ -76,7 +76,7 @@ void WorkerTeam::run(std::size_t n, const std::function<void(std::size_t)>& fn) 
     rethrow_first();
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) fn(i);  // an exception ends the run here, as above
+  for (std::size_t i = 0; i < n; ++i) fn(i);  // alone: an exception ends the run at once
 }
 
 void WorkerTeam::run_dynamic(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {

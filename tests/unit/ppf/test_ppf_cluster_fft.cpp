@@ -210,11 +210,40 @@ TEST_CASE(
   check_cluster_fft<8>(rng);
 }
 
+namespace {
+
+// A random FIR case of `ntaps` taps and n_out outputs (n_out + ntaps - 1 inputs).
+struct FirCase {
+  std::vector<float> w, x;
+};
+FirCase random_fir_case(std::mt19937_64& rng, int ntaps, int n_out) {
+  std::normal_distribution<float> g;
+  FirCase f;
+  f.w.resize(static_cast<std::size_t>(ntaps));
+  f.x.resize(static_cast<std::size_t>(n_out + ntaps - 1));
+  for (auto& v : f.w) v = g(rng);
+  for (auto& v : f.x) v = g(rng);
+  return f;
+}
+
+// Checks every output against the register kernel's order: taps in increasing order, fused
+// multiply-adds, so the kernels' schedules must give these bits exactly.
+void check_register_order(const FirCase& f, const std::vector<float>& got) {
+  const auto ntaps = f.w.size();
+  for (std::size_t s = 0; s < got.size(); ++s) {
+    float want = 0.0F;
+    for (std::size_t t = 0; t < ntaps; ++t) want = std::fma(f.w[t], f.x[s + t], want);
+    CAPTURE(s);
+    CHECK(got[s] == want);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("ppf cluster FFT: the transposed FIR's ring over batches gives every output, taps in order") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> g;
   for (int npol : {1, 2}) {
     const int S = ppf::cluster_batch(npol);
     for (int ntaps : {4, 8, 16}) {
@@ -223,10 +252,9 @@ TEST_CASE("ppf cluster FFT: the transposed FIR's ring over batches gives every o
         CAPTURE(ntaps);
         CAPTURE(n_out);
         const int n_in = n_out + ntaps - 1;
-        std::vector<float> w(static_cast<std::size_t>(ntaps));
-        std::vector<float> x(static_cast<std::size_t>(n_in));
-        for (auto& v : w) v = g(rng);
-        for (auto& v : x) v = g(rng);
+        const FirCase f = random_fir_case(rng, ntaps, n_out);
+        const auto& w = f.w;
+        const auto& x = f.x;
         // The kernel's schedule: batches of S inputs (zeros past the end), ring offset (k·S) mod T.
         std::vector<float> acc(static_cast<std::size_t>(ntaps), 0.0F);
         std::vector<float> got(static_cast<std::size_t>(n_out), std::nanf(""));
@@ -247,15 +275,7 @@ TEST_CASE("ppf cluster FFT: the transposed FIR's ring over batches gives every o
                   acc[static_cast<std::size_t>(ppf::fir_ring_slot(off + i + 1, 0, ntaps))];
           }
         }
-        for (int s = 0; s < n_out; ++s) {
-          // The register kernel's order: taps in increasing order, fused multiply-adds.
-          float want = 0.0F;
-          for (int t = 0; t < ntaps; ++t) {
-            want = std::fma(w[static_cast<std::size_t>(t)], x[static_cast<std::size_t>(s + t)], want);
-          }
-          CAPTURE(s);
-          CHECK(got[static_cast<std::size_t>(s)] == want);
-        }
+        check_register_order(f, got);
       }
     }
   }
@@ -265,7 +285,6 @@ TEST_CASE("ppf cluster FFT: the lean FIR window over the ring of raw batches giv
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> g;
   for (int npol : {1, 2}) {
     const int S = ppf::cluster_batch(npol);
     for (int ntaps : {4, 8, 16}) {
@@ -277,10 +296,9 @@ TEST_CASE("ppf cluster FFT: the lean FIR window over the ring of raw batches giv
         CAPTURE(ntaps);
         CAPTURE(n_out);
         const int n_in = n_out + ntaps - 1;
-        std::vector<float> w(static_cast<std::size_t>(ntaps));
-        std::vector<float> x(static_cast<std::size_t>(n_in));
-        for (auto& v : w) v = g(rng);
-        for (auto& v : x) v = g(rng);
+        const FirCase f = random_fir_case(rng, ntaps, n_out);
+        const auto& w = f.w;
+        const auto& x = f.x;
         // The kernel's schedule: batch 0 loaded first; FIR of batch k from the window, then
         // batch k + 1 loaded over buffer (k + 1) mod nb. The ring holds input indices (−1: never
         // loaded) so that every read is checked against the spectrum it must be.
@@ -318,14 +336,7 @@ TEST_CASE("ppf cluster FFT: the lean FIR window over the ring of raw batches giv
           }
           if (k + 1 < nbatch) load(k + 1);
         }
-        for (int s = 0; s < n_out; ++s) {
-          float want = 0.0F;  // the register kernel's order, as in the ring test above
-          for (int t = 0; t < ntaps; ++t) {
-            want = std::fma(w[static_cast<std::size_t>(t)], x[static_cast<std::size_t>(s + t)], want);
-          }
-          CAPTURE(s);
-          CHECK(got[static_cast<std::size_t>(s)] == want);
-        }
+        check_register_order(f, got);
       }
     }
   }
