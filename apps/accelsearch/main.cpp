@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: MIT
 // accelsearch: PRESTO-compatible Fourier-domain acceleration search with harmonic summing.
 #include <algorithm>
-#include <chrono>
 #include <complex>
-#include <filesystem>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "common/progress.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/accel_backends.hpp"
-#include "fastpsr/accel_output.hpp"
 #include "fastpsr/accel_search.hpp"
 #include "fastpsr/accel_sift.hpp"
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
 #include "input.hpp"
+#include "trials.hpp"
 
 namespace fastpsr::app {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 constexpr const char* kExamples = R"(
 Examples:
@@ -59,6 +53,7 @@ struct Options {
   bool otheropt = false;
   bool noharmpolish = false;
   bool noharmremove = false;
+  bool serial = false;
   std::string norm;
   std::string gpu_config;
   double rlo = -1;
@@ -100,6 +95,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--interbin", o.interbin, "Interbinning after correlation (FDAS) instead of Fourier interpolation");
   app.add_option("--fft-len", o.fft_len, "Overlap-save FFT length (complex points; default: automatic)");
   app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch)");
+  app.add_flag("--serial", o.serial,
+               "One trial at a time, and a new searcher whenever the series length changes (the behaviour before "
+               "2026-11-26; for timing comparisons)");
   app.add_option("-o,--output", o.out, "Sifted candidate table prefix: <out>.csv and <out>.txt")->capture_default_str();
   add_common_options(app, o.common, true);
 }
@@ -132,34 +130,6 @@ AccelConfig finish_config(Options& o) {
   return c;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  auto sink = open_sink(path);
-  sink->write(text.data(), text.size());
-  sink->commit();
-}
-
-// Writes PRESTO's files for one input; returns the ACCEL text (empty when there are no candidates).
-std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const AccelResult& r,
-                          const PreparedSpectrum& spec) {
-  const std::string base = in.root + "_" + plan.suffix();
-  if (in.write_inf && !std::filesystem::exists(in.root + ".inf")) write_text(in.root + ".inf", in.inf_text);
-  if (in.from_fft) write_text(base + ".txtcand", r.txtcand);
-  if (r.candidates.empty()) {
-    log_info("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);
-    return {};
-  }
-  AccelTextInfo info;
-  info.T_s = plan.T_s;
-  info.nph = spec.nph;
-  info.inf_text = in.inf_text;
-  info.artificial = in.inf.telescope.rfind("None", 0) == 0;
-  std::string text = format_accel_text(r.candidates, info);
-  write_text(base, text);
-  const auto bytes = format_cand_records(r.candidates);
-  write_all(base + ".cand", bytes);
-  return text;
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"Fourier-domain acceleration search with harmonic summing (PRESTO-compatible)"};
   app.footer(kExamples);
@@ -178,91 +148,27 @@ int run(int argc, char** argv) {
   sopts.fft_len = o.fft_len;
   if (!o.gpu_config.empty()) sopts.gpu_config = parse_key_values(o.gpu_config);
 
-  std::unique_ptr<FdotSearcher> searcher;
-  std::vector<SiftInput> sift_inputs;
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
-  Progress progress("accelsearch", streaming ? 0 : o.inputs.size());
-  std::uint64_t done = 0;
-  // DM trials are searched in batches of `batch` spectra of one plan (search_batch: a GPU backend
-  // keeps them on the device together); the CPU searcher takes one at a time.
-  std::size_t batch = 1;
+  TrialSettings settings;
+  settings.config = config;
+  settings.search = sopts;
+  settings.device = device;
+  settings.serial = o.serial;
+  settings.expected = streaming ? 0 : o.inputs.size();
+  // DM trials are searched in batches of `batch` spectra (search_batch: a GPU backend keeps them
+  // on the device together); the CPU searcher takes one at a time.
   if (const auto it = sopts.gpu_config.find("batch"); it != sopts.gpu_config.end() && device.backend != Backend::cpu) {
-    batch = static_cast<std::size_t>(std::max(1, std::stoi(it->second)));
+    settings.batch = static_cast<std::size_t>(std::max(1, std::stoi(it->second)));
   }
-  struct Pending {
-    AccelInput in;
-    AccelPlan plan;
-    PreparedSpectrum spec;
-    AccelCandidateList list;
-    Clock::time_point t0;
+  std::optional<AccelStreamInput> stream;
+  if (streaming) stream.emplace("-", o.out);
+  std::size_t next_file = 0;
+  const auto next_input = [&]() -> std::optional<AccelInput> {
+    if (stream) return stream->next();
+    if (next_file == o.inputs.size()) return std::nullopt;
+    return read_accel_input(o.inputs[next_file++]);
   };
-  std::vector<Pending> pending;
-  auto flush = [&] {
-    if (pending.empty()) return;
-    const AccelPlan& plan = pending.front().plan;
-    const auto t1 = Clock::now();
-    if (pending.size() == 1) {
-      searcher->search(pending[0].spec.search.bins, pending[0].spec.power_scale(), pending[0].list);
-    } else {
-      const auto n = static_cast<std::size_t>(plan.problem.numbins);
-      std::vector<std::complex<float>> spectra(n * pending.size());
-      std::vector<AccelPowerScale> scales;
-      std::vector<AccelHitSink*> sinks;
-      for (std::size_t b = 0; b < pending.size(); ++b) {
-        std::copy(pending[b].spec.search.bins.begin(), pending[b].spec.search.bins.end(),
-                  spectra.begin() + static_cast<std::ptrdiff_t>(b * n));
-        scales.push_back(pending[b].spec.power_scale());
-        sinks.push_back(&pending[b].list);
-      }
-      searcher->search_batch(spectra.data(), n, scales, sinks);
-    }
-    const double search_s = seconds(t1, Clock::now()) / static_cast<double>(pending.size());
-    for (Pending& p : pending) {
-      const auto t2 = Clock::now();
-      const AccelResult result = finish_candidates(p.plan, p.list, p.spec);
-      const std::string text = write_outputs(p.in, p.plan, result, p.spec);
-      log_verbose(
-          "{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, "
-          "optimise and write {:.3f} s",
-          p.in.path, result.hits, result.candidates.size(), result.harmonics_removed, seconds(p.t0, t1), search_s,
-          seconds(t2, Clock::now()));
-      const std::string accel_name = std::filesystem::path(p.in.root + "_" + p.plan.suffix()).filename().string();
-      sift_inputs.push_back(text.empty() ? SiftInput{p.in.inf.dm, {}}
-                                         : sift_input_from_accel_text(text, accel_name, p.in.inf.dm));
-      progress.update(++done);
-    }
-    pending.clear();
-  };
-  auto search_one = [&](AccelInput in) {
-    const auto t0 = Clock::now();
-    AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
-    if (!searcher || searcher->problem().numbins != plan.problem.numbins ||
-        searcher->problem().powcut != plan.problem.powcut || searcher->problem().rk_begin != plan.problem.rk_begin ||
-        searcher->problem().rk_end != plan.problem.rk_end) {
-      flush();
-      searcher.reset();
-      searcher = make_fdot_searcher(plan.problem, sopts, device);
-      log_verbose("plan: r {}..{} bins ({:.3f}..{:.3f} Hz), z -{}..{}, {} harmonics, thresholds {}", plan.rlo, plan.rhi,
-                  plan.rlo / plan.T_s, plan.rhi / plan.T_s, plan.problem.zmax, plan.problem.zmax, plan.problem.numharm,
-                  fmt::join(plan.problem.powcut, " "));
-      log_verbose("searcher: {}", searcher->describe());
-      log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",
-                  static_cast<double>(searcher->host_bytes()) / 1048576.0,
-                  static_cast<double>(searcher->device_bytes()) / 1048576.0, batch);
-    }
-    PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
-    AccelCandidateList list = make_candidate_list(plan, in.from_fft);
-    pending.push_back({std::move(in), std::move(plan), std::move(spec), std::move(list), t0});
-    if (pending.size() >= batch) flush();
-  };
-  if (streaming) {
-    AccelStreamInput stream("-", o.out);
-    while (auto in = stream.next()) search_one(std::move(*in));
-  } else {
-    for (const std::string& path : o.inputs) search_one(read_accel_input(path));
-  }
-  flush();
-  progress.finish();
+  const std::vector<SiftInput> sift_inputs = run_trials(next_input, settings);
   if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
     const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
     write_text(o.out + ".csv", format_sift_csv(sifted));

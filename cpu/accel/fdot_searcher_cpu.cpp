@@ -115,6 +115,12 @@ class CpuFdotSearcher final : public FdotSearcher {
     harmonic_sums(sink);
   }
 
+  void set_powcut(std::span<const float> powcut) override {
+    FASTPSR_EXPECTS(powcut.size() == p_.powcut.size(), "accel: {} power thresholds for {} harmonic stages",
+                    powcut.size(), p_.powcut.size());
+    p_.powcut.assign(powcut.begin(), powcut.end());
+  }
+
   [[nodiscard]] std::string describe() const override {
     return fmt::format(
         "CPU FFTW overlap-save: {} templates (z {}..{} step 2), {} interpolation, FFT length {} ({} good points, {} "

@@ -99,6 +99,12 @@ class CudaSearcher final : public CudaFdotSearcher {
   }
   void search_batch(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
                     std::span<AccelHitSink* const> sinks) override;
+  void set_powcut(std::span<const float> powcut) override {
+    FASTPSR_EXPECTS(powcut.size() == p_.powcut.size(), "accel: {} power thresholds for {} harmonic stages",
+                    powcut.size(), p_.powcut.size());
+    p_.powcut.assign(powcut.begin(), powcut.end());
+    for (int s = 0; s < p_.stages(); ++s) hg_.powcut[s] = p_.powcut[static_cast<std::size_t>(s)];
+  }
   [[nodiscard]] std::string describe() const override;
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
     return staging_[0].bytes() + staging_[1].bytes() + counts_host_.bytes() + hits_host_.bytes();

@@ -40,6 +40,33 @@ check "[ -s small_DM62.50_ACCEL_10 ] && [ ! -e small_DM62.50_ACCEL_10.txtcand ]"
 check "[ -s stream_DM62.50_ACCEL_0 ] && [ -s stream_DM62.50.inf ] && [ -s stream.csv ] && [ -s stream.txt ]" "stream outputs"
 check "head -1 stream.csv | grep -q '^file,candnum,dm,'" "csv header"
 
+# Many DM trials of different lengths (dedisp keeps each DM's valid samples): one run, trials
+# overlapped and one searcher kept for the shorter ones, writes the files of single-file runs,
+# byte for byte, and so does --serial.
+mkdir -p many one serial
+for n in 32768 32700 32514 32766; do
+  head -c $((4 * n)) small_DM62.50.dat >many/t$n.dat
+  sed -e "s/small_DM62.50/t$n/" -e "s/\(Number of bins in the time series *= *\)32768/\1$n/" small_DM62.50.inf >many/t$n.inf
+  cp many/t$n.dat many/t$n.inf one/ && cp many/t$n.dat many/t$n.inf serial/
+done
+(cd many && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t32768.dat t32700.dat t32514.dat t32766.dat -o sifted)
+(cd serial && "$BIN"/accelsearch -zmax 20 -numharm 8 -q --serial t32768.dat t32700.dat t32514.dat t32766.dat -o sifted)
+for n in 32768 32700 32514 32766; do
+  (cd one && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t$n.dat)
+  for f in t${n}_ACCEL_20 t${n}_ACCEL_20.cand; do
+    check "[ -s one/$f ] && cmp -s one/$f many/$f" "$f: a many-trial run differs from a single-file run"
+    check "cmp -s one/$f serial/$f" "$f: --serial differs from a single-file run"
+  done
+done
+check "cmp -s many/sifted.csv serial/sifted.csv && cmp -s many/sifted.txt serial/sifted.txt" "sifted tables"
+# A bad file among them: the trials before it are still written, then the error (exit 1).
+rm -f many/*ACCEL*
+: >many/t0.dat
+sed 's/small_DM62.50/t0/' small_DM62.50.inf >many/t0.inf
+(cd many && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t32768.dat t32700.dat t0.dat t32766.dat >out.txt 2>err.txt)
+check "[ $? -eq 1 ] && grep -q t0.dat many/err.txt" "a bad file among many: exit 1 naming it"
+check "cmp -s one/t32700_ACCEL_20 many/t32700_ACCEL_20 && [ ! -e many/t32766_ACCEL_20 ]" "trials before the bad file written, none after"
+
 # --help carries examples.
 "$BIN"/accelsearch --help >help.txt
 check "grep -q 'Examples' help.txt" "--help examples"

@@ -23,4 +23,8 @@ std::vector<double> reference_plane(const std::vector<std::complex<float>>& x, c
 std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, const AccelSearchProblem& p,
                                      const AccelPowerScale& scale = {});
 
+/// Unit-variance complex noise (seeded) plus a drifting pulsar-like signal with 4 harmonics: the
+/// fundamental at average bin r0 with drift z0 (harmonic h at h r0, h z0, amplitude 6/h).
+std::vector<std::complex<float>> noisy_accel_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0);
+
 }  // namespace fastpsr::test

@@ -153,6 +153,10 @@ class FdotSearcher {
   /// the default loops over search().
   virtual void search_batch(const std::complex<float>* spectra, std::size_t stride,
                             std::span<const AccelPowerScale> scales, std::span<AccelHitSink* const> sinks);
+  /// Replaces the stage thresholds (problem().powcut, one per stage) for the searches that follow.
+  /// The plane does not depend on them, so one searcher serves DM trials whose thresholds differ
+  /// (accel_searcher_reuse.hpp). Throws Error(invalid_argument) for a wrong count.
+  virtual void set_powcut(std::span<const float> powcut) = 0;
   /// Plan, FFT length, launch shapes and memory, for -v.
   [[nodiscard]] virtual std::string describe() const = 0;
   [[nodiscard]] virtual std::size_t host_bytes() const noexcept = 0;

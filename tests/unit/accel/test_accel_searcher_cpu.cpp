@@ -29,21 +29,6 @@ std::map<Key, float> by_key(const std::vector<AccelHit>& hits) {
   return m;
 }
 
-// Unit-variance complex noise plus a drifting pulsar-like signal with 4 harmonics.
-std::vector<std::complex<float>> noisy_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
-  std::vector<std::complex<float>> x(static_cast<std::size_t>(numbins));
-  for (auto& v : x) v = {g(rng), g(rng)};
-  for (int h = 1; h <= 4; ++h) {
-    const std::complex<double> amp = std::polar(6.0 / h, 0.7 * h);
-    for (std::int64_t k = 0; k < numbins; ++k) {
-      x[static_cast<std::size_t>(k)] += std::complex<float>(amp * z_response(double(k) - h * r0, h * z0));
-    }
-  }
-  return x;
-}
-
 void compare_with_reference(const AccelSearchProblem& p, const std::vector<std::complex<float>>& x,
                             const AccelSearchOptions& o, const AccelPowerScale& scale = {}) {
   auto searcher = cpu::make_fdot_searcher(p, o);
@@ -85,7 +70,7 @@ TEST_CASE("accel cpu searcher: hits equal the double-precision reference (Fourie
   p.rk_begin = 2 * 40;
   p.rk_end = 2 * 680;
   p.powcut = {5.0F, 9.0F, 15.0F};  // low: many noise hits besides the signal's
-  const auto x = noisy_spectrum(seed, p.numbins, 151.3, 5.1);
+  const auto x = test::noisy_accel_spectrum(seed, p.numbins, 151.3, 5.1);
   // A block power scale like PRESTO's block medians: factors around 1, blocks of 97 half bins.
   std::mt19937_64 rng(seed + 1);
   std::uniform_real_distribution<float> u(0.8F, 1.2F);
@@ -115,7 +100,7 @@ TEST_CASE("accel cpu searcher: hits equal the reference (interbinning, 8 harmoni
   p.rk_begin = 2 * 70 + 1;
   p.rk_end = 2 * 880 - 1;
   p.powcut = {5.0F, 9.0F, 15.0F, 26.0F};
-  const auto x = noisy_spectrum(seed, p.numbins, 97.8, -3.0);
+  const auto x = test::noisy_accel_spectrum(seed, p.numbins, 97.8, -3.0);
   AccelSearchOptions o;
   o.fft_len = 80;
   compare_with_reference(p, x, o);
@@ -131,7 +116,7 @@ TEST_CASE("accel cpu searcher: the thread count does not change the hits") {
   p.rk_begin = 20;
   p.rk_end = 2 * p.numbins - 2;
   p.powcut = {10.0F, 15.0F, 24.0F, 38.0F};
-  const auto x = noisy_spectrum(seed, p.numbins, 1234.56, 11.0);
+  const auto x = test::noisy_accel_spectrum(seed, p.numbins, 1234.56, 11.0);
   std::vector<std::vector<AccelHit>> runs;
   for (int threads : {1, 2}) {
     AccelSearchOptions o;

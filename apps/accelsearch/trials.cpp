@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+#include "trials.hpp"
+
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "common/progress.hpp"
+#include "fastpsr/accel_backends.hpp"
+#include "fastpsr/accel_output.hpp"
+#include "fastpsr/accel_searcher_reuse.hpp"
+#include "fastpsr/bounded_queue.hpp"
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/log.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+struct Trial {
+  AccelInput in;
+  AccelPlan plan;
+  PreparedSpectrum spec;
+  AccelCandidateList list;
+  double prepare_s = 0;
+  double search_s = 0;
+};
+using TrialPtr = std::unique_ptr<Trial>;
+
+// Writes PRESTO's files for one input; returns the ACCEL text (empty when there are no candidates).
+std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const AccelResult& r,
+                          const PreparedSpectrum& spec) {
+  const std::string base = in.root + "_" + plan.suffix();
+  if (in.write_inf && !std::filesystem::exists(in.root + ".inf")) write_text(in.root + ".inf", in.inf_text);
+  if (in.from_fft) write_text(base + ".txtcand", r.txtcand);
+  if (r.candidates.empty()) {
+    log_info("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);
+    return {};
+  }
+  AccelTextInfo info;
+  info.T_s = plan.T_s;
+  info.nph = spec.nph;
+  info.inf_text = in.inf_text;
+  info.artificial = in.inf.telescope.rfind("None", 0) == 0;
+  std::string text = format_accel_text(r.candidates, info);
+  write_text(base, text);
+  const auto bytes = format_cand_records(r.candidates);
+  write_all(base + ".cand", bytes);
+  return text;
+}
+
+TrialPtr prepare(AccelInput in, const AccelConfig& config) {
+  const auto t0 = Clock::now();
+  AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
+  PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
+  AccelCandidateList list = make_candidate_list(plan, in.from_fft);
+  auto t = std::make_unique<Trial>(Trial{std::move(in), std::move(plan), std::move(spec), std::move(list)});
+  t->prepare_s = seconds(t0, Clock::now());
+  return t;
+}
+
+SiftInput finish(Trial& t) {
+  const auto t0 = Clock::now();
+  const AccelResult result = finish_candidates(t.plan, t.list, t.spec);
+  const std::string text = write_outputs(t.in, t.plan, result, t.spec);
+  log_verbose(
+      "{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, optimise and write "
+      "{:.3f} s",
+      t.in.path, result.hits, result.candidates.size(), result.harmonics_removed, t.prepare_s, t.search_s,
+      seconds(t0, Clock::now()));
+  const std::string accel_name = std::filesystem::path(t.in.root + "_" + t.plan.suffix()).filename().string();
+  return text.empty() ? SiftInput{t.in.inf.dm, {}} : sift_input_from_accel_text(text, accel_name, t.in.inf.dm);
+}
+
+// The search stage: batches of trials one searcher covers.
+class Searcher {
+ public:
+  explicit Searcher(const TrialSettings& s) : s_(s), reuse_([this](const AccelSearchProblem& p) { return make(p); }) {}
+
+  // Takes a trial; returns the trials searched by now (in order), possibly none.
+  std::vector<TrialPtr> add(TrialPtr t) {
+    std::vector<TrialPtr> done;
+    const AccelSearchProblem& want = t->plan.problem;
+    const FdotSearcher* current = reuse_.current();
+    const bool fits = current != nullptr && (s_.serial ? same_problem(current->problem(), want)
+                                                       : accel_problem_covers(current->problem(), want));
+    if (!fits) {
+      done = flush();
+      if (s_.serial) reuse_.drop();
+      const AccelPlan& plan = t->plan;
+      log_verbose("plan: r {}..{} bins ({:.3f}..{:.3f} Hz), z -{}..{}, {} harmonics, thresholds {}", plan.rlo, plan.rhi,
+                  plan.rlo / plan.T_s, plan.rhi / plan.T_s, want.zmax, want.zmax, want.numharm,
+                  fmt::join(want.powcut, " "));
+      reuse_.ensure(want);
+    }
+    batch_.push_back(std::move(t));
+    if (batch_.size() >= s_.batch) {
+      auto more = flush();
+      for (auto& m : more) done.push_back(std::move(m));
+    }
+    return done;
+  }
+
+  std::vector<TrialPtr> flush() {
+    if (batch_.empty()) return {};
+    const auto t0 = Clock::now();
+    std::vector<AccelTrialRef> refs;
+    for (const TrialPtr& t : batch_) {
+      refs.push_back({t->spec.search.bins, t->spec.power_scale(), &t->plan.problem, &t->list});
+    }
+    reuse_.search(refs);
+    const double each = seconds(t0, Clock::now()) / static_cast<double>(batch_.size());
+    for (TrialPtr& t : batch_) t->search_s = each;
+    return std::exchange(batch_, {});
+  }
+
+  [[nodiscard]] std::uint64_t reused() const noexcept { return reuse_.reused(); }
+  [[nodiscard]] int made() const noexcept { return made_; }
+
+ private:
+  static bool same_problem(const AccelSearchProblem& a, const AccelSearchProblem& b) {
+    return accel_problem_covers(a, b) && a.numbins == b.numbins && a.rk_end == b.rk_end && a.powcut == b.powcut;
+  }
+
+  std::unique_ptr<FdotSearcher> make(const AccelSearchProblem& p) {
+    auto searcher = make_fdot_searcher(p, s_.search, s_.device);
+    ++made_;
+    log_verbose("searcher: {}", searcher->describe());
+    log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",
+                static_cast<double>(searcher->host_bytes()) / 1048576.0,
+                static_cast<double>(searcher->device_bytes()) / 1048576.0, s_.batch);
+    return searcher;
+  }
+
+  const TrialSettings& s_;
+  ReusedFdotSearcher reuse_;
+  std::vector<TrialPtr> batch_;
+  int made_ = 0;
+};
+
+// The first error of any stage; the others stop at their next queue operation.
+class FirstError {
+ public:
+  void set(std::exception_ptr e) {
+    const std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(e);
+  }
+  void rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+std::vector<SiftInput> run_serial(const std::function<std::optional<AccelInput>()>& next_input, const TrialSettings& s,
+                                  Progress& progress) {
+  std::vector<SiftInput> out;
+  Searcher searcher(s);
+  auto finish_all = [&](std::vector<TrialPtr> done) {
+    for (TrialPtr& t : done) {
+      out.push_back(finish(*t));
+      progress.update(out.size());
+    }
+  };
+  while (auto in = next_input()) finish_all(searcher.add(prepare(std::move(*in), s.config)));
+  finish_all(searcher.flush());
+  return out;
+}
+
+}  // namespace
+
+void write_text(const std::string& path, const std::string& text) {
+  auto sink = open_sink(path);
+  sink->write(text.data(), text.size());
+  sink->commit();
+}
+
+std::vector<SiftInput> run_trials(const std::function<std::optional<AccelInput>()>& next_input,
+                                  const TrialSettings& settings) {
+  Progress progress("accelsearch", settings.expected);
+  if (settings.serial) {
+    auto out = run_serial(next_input, settings, progress);
+    progress.finish();
+    return out;
+  }
+  BoundedQueue<TrialPtr> to_search(2);
+  BoundedQueue<TrialPtr> to_finish(2);
+  FirstError error;
+  auto stop_all = [&](std::exception_ptr e) {
+    error.set(std::move(e));
+    to_search.cancel();
+    to_finish.cancel();
+  };
+  std::vector<SiftInput> out;
+  std::thread preparer([&] {
+    try {
+      while (auto in = next_input()) {
+        if (!to_search.push(prepare(std::move(*in), settings.config))) return;
+      }
+      to_search.close();
+    } catch (...) {
+      // A bad input: the trials before it are still searched and written, as one at a time.
+      error.set(std::current_exception());
+      to_search.close();
+    }
+  });
+  std::thread finisher([&] {
+    try {
+      while (auto t = to_finish.pop()) {
+        out.push_back(finish(**t));
+        progress.update(out.size());
+      }
+    } catch (...) {
+      stop_all(std::current_exception());
+    }
+  });
+  try {
+    Searcher searcher(settings);
+    auto pass_on = [&](std::vector<TrialPtr> done) {
+      for (TrialPtr& t : done) {
+        if (!to_finish.push(std::move(t))) return false;
+      }
+      return true;
+    };
+    bool open = true;
+    while (open) {
+      auto t = to_search.pop();
+      open = t.has_value() ? pass_on(searcher.add(std::move(*t))) : false;
+    }
+    pass_on(searcher.flush());
+    if (searcher.reused() > 0) {
+      log_verbose("{} trials searched by a searcher made for a longer one ({} searchers made)", searcher.reused(),
+                  searcher.made());
+    }
+    to_finish.close();
+  } catch (...) {
+    stop_all(std::current_exception());
+  }
+  preparer.join();
+  finisher.join();
+  error.rethrow();
+  progress.finish();
+  return out;
+}
+
+}  // namespace fastpsr::app
