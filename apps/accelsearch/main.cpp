@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/tool_main.hpp"
@@ -54,6 +55,7 @@ struct Options {
   bool noharmpolish = false;
   bool noharmremove = false;
   bool serial = false;
+  int trial_threads = 0;
   std::string norm;
   std::string gpu_config;
   double rlo = -1;
@@ -98,6 +100,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--serial", o.serial,
                "One trial at a time, and a new searcher whenever the series length changes (the behaviour before "
                "2026-11-26; for timing comparisons)");
+  app.add_option("--trial-threads", o.trial_threads,
+                 "DM trials read and prepared, and optimised and written, at once (each; default: a quarter of the "
+                 "cores, at most 4, with a GPU; 1 on the CPU, whose search uses every core)")
+      ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", o.out, "Sifted candidate table prefix: <out>.csv and <out>.txt")->capture_default_str();
   add_common_options(app, o.common, true);
 }
@@ -154,21 +160,31 @@ int run(int argc, char** argv) {
   settings.search = sopts;
   settings.device = device;
   settings.serial = o.serial;
-  settings.expected = streaming ? 0 : o.inputs.size();
   // DM trials are searched in batches of `batch` spectra (search_batch: a GPU backend keeps them
   // on the device together); the CPU searcher takes one at a time.
   if (const auto it = sopts.gpu_config.find("batch"); it != sopts.gpu_config.end() && device.backend != Backend::cpu) {
     settings.batch = static_cast<std::size_t>(std::max(1, std::stoi(it->second)));
   }
+  // A GPU searches a trial in tens of ms, the host prepares one (read, real FFT, normalisation) or
+  // optimises its candidates in about a tenth of a second on one core: several of each at once,
+  // a quarter of the cores for each stage. The CPU searcher uses every core itself.
+  if (o.trial_threads > 0) {
+    settings.prepare_threads = o.trial_threads;
+  } else if (device.backend != Backend::cpu) {
+    const int cores = o.ncpus > 0 ? o.ncpus : static_cast<int>(std::thread::hardware_concurrency());
+    settings.prepare_threads = std::clamp(cores / 4, 1, 4);
+  }
+  settings.finish_threads = settings.prepare_threads;
   std::optional<AccelStreamInput> stream;
-  if (streaming) stream.emplace("-", o.out);
-  std::size_t next_file = 0;
-  const auto next_input = [&]() -> std::optional<AccelInput> {
-    if (stream) return stream->next();
-    if (next_file == o.inputs.size()) return std::nullopt;
-    return read_accel_input(o.inputs[next_file++]);
-  };
-  const std::vector<SiftInput> sift_inputs = run_trials(next_input, settings);
+  TrialSource source;
+  if (streaming) {
+    stream.emplace("-", o.out);
+    source.next = [&] { return stream->next(); };
+  } else {
+    source.count = o.inputs.size();
+    source.read_file = [&](std::size_t i) { return read_accel_input(o.inputs[i]); };
+  }
+  const std::vector<SiftInput> sift_inputs = run_trials(source, settings);
   if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
     const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
     write_text(o.out + ".csv", format_sift_csv(sifted));

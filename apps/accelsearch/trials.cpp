@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trials.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -25,6 +27,7 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 
 struct Trial {
   AccelInput in;
+  std::size_t index = 0;  // in input order
   AccelPlan plan;
   PreparedSpectrum spec;
   AccelCandidateList list;
@@ -60,7 +63,7 @@ TrialPtr prepare(AccelInput in, const AccelConfig& config) {
   AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
   AccelCandidateList list = make_candidate_list(plan, in.from_fft);
-  auto t = std::make_unique<Trial>(Trial{std::move(in), std::move(plan), std::move(spec), std::move(list)});
+  auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list)});
   t->prepare_s = seconds(t0, Clock::now());
   return t;
 }
@@ -144,12 +147,16 @@ class Searcher {
   int made_ = 0;
 };
 
-// The first error of any stage; the others stop at their next queue operation.
+// The error of the stage that failed first, or of the earliest input that could not be read.
 class FirstError {
  public:
-  void set(std::exception_ptr e) {
+  void set(std::exception_ptr e) { set_at(static_cast<std::size_t>(-1), std::move(e)); }
+  void set_at(std::size_t index, std::exception_ptr e) {
     const std::lock_guard lock(mutex_);
-    if (!error_) error_ = std::move(e);
+    if (!error_ || index < index_) {
+      error_ = std::move(e);
+      index_ = index;
+    }
   }
   void rethrow() {
     if (error_) std::rethrow_exception(error_);
@@ -158,10 +165,11 @@ class FirstError {
  private:
   std::mutex mutex_;
   std::exception_ptr error_;
+  std::size_t index_ = static_cast<std::size_t>(-1);
 };
 
-std::vector<SiftInput> run_serial(const std::function<std::optional<AccelInput>()>& next_input, const TrialSettings& s,
-                                  Progress& progress) {
+// One trial at a time, a new searcher whenever the plan changes (--serial).
+std::vector<SiftInput> run_serial(const TrialSource& source, const TrialSettings& s, Progress& progress) {
   std::vector<SiftInput> out;
   Searcher searcher(s);
   auto finish_all = [&](std::vector<TrialPtr> done) {
@@ -170,7 +178,16 @@ std::vector<SiftInput> run_serial(const std::function<std::optional<AccelInput>(
       progress.update(out.size());
     }
   };
-  while (auto in = next_input()) finish_all(searcher.add(prepare(std::move(*in), s.config)));
+  for (std::size_t i = 0; source.count == 0 || i < source.count; ++i) {
+    std::optional<AccelInput> in;
+    if (source.count > 0) {
+      in = source.read_file(i);
+    } else {
+      in = source.next();
+    }
+    if (!in) break;
+    finish_all(searcher.add(prepare(std::move(*in), s.config)));
+  }
   finish_all(searcher.flush());
   return out;
 }
@@ -183,49 +200,87 @@ void write_text(const std::string& path, const std::string& text) {
   sink->commit();
 }
 
-std::vector<SiftInput> run_trials(const std::function<std::optional<AccelInput>()>& next_input,
-                                  const TrialSettings& settings) {
-  Progress progress("accelsearch", settings.expected);
+std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings& settings) {
+  Progress progress("accelsearch", source.count);
   if (settings.serial) {
-    auto out = run_serial(next_input, settings, progress);
+    auto out = run_serial(source, settings, progress);
     progress.finish();
     return out;
   }
-  BoundedQueue<TrialPtr> to_search(2);
-  BoundedQueue<TrialPtr> to_finish(2);
+  const bool files = source.count > 0;
+  const int preparers = files ? std::max(1, settings.prepare_threads) : 1;
+  const int finishers = std::max(1, settings.finish_threads);
+  // Trials waiting between the stages: one per thread of a stage and two more.
+  ReorderQueue<TrialPtr> to_search(static_cast<std::size_t>(preparers) + 2);
+  BoundedQueue<TrialPtr> to_finish(static_cast<std::size_t>(finishers) + 1);
   FirstError error;
   auto stop_all = [&](std::exception_ptr e) {
     error.set(std::move(e));
     to_search.cancel();
     to_finish.cancel();
   };
-  std::vector<SiftInput> out;
-  std::thread preparer([&] {
-    try {
-      while (auto in = next_input()) {
-        if (!to_search.push(prepare(std::move(*in), settings.config))) return;
+
+  std::atomic<std::size_t> claimed{0};
+  std::mutex stream_mutex;
+  auto prepare_loop = [&] {
+    for (;;) {
+      std::size_t i = 0;
+      std::optional<AccelInput> in;
+      try {
+        if (files) {
+          i = claimed.fetch_add(1);
+          if (!to_search.wanted(i)) return;  // past the end, or past an input that failed
+          in = source.read_file(i);
+        } else {
+          const std::lock_guard lock(stream_mutex);
+          i = claimed.fetch_add(1);
+          if (!to_search.wanted(i)) return;
+          in = source.next();
+          if (!in) {
+            to_search.end_at(i);
+            return;
+          }
+        }
+        TrialPtr t = prepare(std::move(*in), settings.config);
+        t->index = i;
+        if (!to_search.push(i, std::move(t))) return;
+      } catch (...) {
+        // A bad input: the trials before it are still searched and written, as one at a time.
+        error.set_at(i, std::current_exception());
+        to_search.end_at(i);
+        return;
       }
-      to_search.close();
-    } catch (...) {
-      // A bad input: the trials before it are still searched and written, as one at a time.
-      error.set(std::current_exception());
-      to_search.close();
     }
-  });
-  std::thread finisher([&] {
+  };
+  if (files) to_search.end_at(source.count);
+
+  std::vector<SiftInput> out(files ? source.count : 0);
+  std::mutex out_mutex;
+  std::size_t finished = 0;
+  auto finish_loop = [&] {
     try {
       while (auto t = to_finish.pop()) {
-        out.push_back(finish(**t));
-        progress.update(out.size());
+        SiftInput sift = finish(**t);
+        const std::lock_guard lock(out_mutex);
+        const std::size_t i = (*t)->index;
+        if (out.size() <= i) out.resize(i + 1);
+        out[i] = std::move(sift);
+        progress.update(++finished);
       }
     } catch (...) {
       stop_all(std::current_exception());
     }
-  });
+  };
+
+  std::vector<std::thread> threads;
+  for (int k = 0; k < preparers; ++k) threads.emplace_back(prepare_loop);
+  for (int k = 0; k < finishers; ++k) threads.emplace_back(finish_loop);
+  std::size_t searched = 0;
   try {
     Searcher searcher(settings);
     auto pass_on = [&](std::vector<TrialPtr> done) {
       for (TrialPtr& t : done) {
+        ++searched;
         if (!to_finish.push(std::move(t))) return false;
       }
       return true;
@@ -233,7 +288,7 @@ std::vector<SiftInput> run_trials(const std::function<std::optional<AccelInput>(
     bool open = true;
     while (open) {
       auto t = to_search.pop();
-      open = t.has_value() ? pass_on(searcher.add(std::move(*t))) : false;
+      open = t.has_value() && pass_on(searcher.add(std::move(*t)));
     }
     pass_on(searcher.flush());
     if (searcher.reused() > 0) {
@@ -244,10 +299,10 @@ std::vector<SiftInput> run_trials(const std::function<std::optional<AccelInput>(
   } catch (...) {
     stop_all(std::current_exception());
   }
-  preparer.join();
-  finisher.join();
+  for (std::thread& t : threads) t.join();
   error.rethrow();
   progress.finish();
+  out.resize(searched);  // a stream's count, or the trials before a bad input
   return out;
 }
 

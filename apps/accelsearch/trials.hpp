@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// accelsearch's DM trials, from input to PRESTO files, in three stages that overlap:
-///   prepare (a thread): read, real FFT, plan, de-redden and normalise trial k + 1;
-///   search (the calling thread): the f-fdot search of trial k (batches on a GPU), one searcher
-///     kept for all trials it covers (accel_searcher_reuse.hpp);
-///   finish (a thread): candidates of trial k - 1 optimised, its files written.
-/// At most two trials wait between two stages, so memory stays bounded. Outputs are the same as
-/// one trial at a time (the stages share no state; finish takes trials in input order).
+///   prepare (threads of their own): read, real FFT, plan, de-redden and normalise the next
+///     trials, several at once for files (a stream is read in order by one thread);
+///   search (the calling thread): the f-fdot search of the trials in input order (batches on a
+///     GPU), one searcher kept for all trials it covers (accel_searcher_reuse.hpp);
+///   finish (threads of their own): candidates optimised, PRESTO files written.
+/// A bounded number of trials is in flight, so memory stays bounded. Outputs are the same as one
+/// trial at a time (the stages share no state; the search takes trials in input order).
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -25,17 +26,27 @@ struct TrialSettings {
   AccelConfig config;
   AccelSearchOptions search;
   DeviceChoice device;
-  std::size_t batch = 1;       ///< trials searched together (GPU: search_batch)
-  bool serial = false;         ///< one stage at a time, a new searcher whenever the plan changes
-  std::uint64_t expected = 0;  ///< trials expected (progress), 0 when unknown
+  std::size_t batch = 1;    ///< trials searched together (GPU: search_batch)
+  bool serial = false;      ///< one stage at a time, a new searcher whenever the plan changes
+  int prepare_threads = 1;  ///< trials prepared at once (files only)
+  int finish_threads = 1;   ///< trials optimised and written at once
+};
+
+/// Where the trials come from: `count` files read by read_file(i) (called from several threads
+/// at once), or, when count is 0, a stream whose next() yields trials in order until nullopt.
+struct TrialSource {
+  std::size_t count = 0;
+  std::function<AccelInput(std::size_t)> read_file;
+  std::function<std::optional<AccelInput>()> next;
 };
 
 /// Writes `text` to `path` (temporary name, renamed when complete).
 void write_text(const std::string& path, const std::string& text);
 
-/// Runs every trial `next_input` yields (std::nullopt ends) through the three stages and returns
-/// the sift input of each, in input order. An error in any stage stops the others and is thrown.
-std::vector<SiftInput> run_trials(const std::function<std::optional<AccelInput>()>& next_input,
-                                  const TrialSettings& settings);
+/// Runs every trial of `source` through the three stages and returns the sift input of each, in
+/// input order. An input that cannot be read stops the run there: the trials before it are still
+/// searched and written, then its error is thrown; an error in the search or the finish stage
+/// stops everything and is thrown.
+std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings& settings);
 
 }  // namespace fastpsr::app

@@ -51,21 +51,28 @@ for n in 32768 32700 32514 32766; do
 done
 (cd many && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t32768.dat t32700.dat t32514.dat t32766.dat -o sifted)
 (cd serial && "$BIN"/accelsearch -zmax 20 -numharm 8 -q --serial t32768.dat t32700.dat t32514.dat t32766.dat -o sifted)
+mkdir -p threads && cp many/t*.dat many/t*.inf threads/
+(cd threads && "$BIN"/accelsearch -zmax 20 -numharm 8 -q --trial-threads 3 t32768.dat t32700.dat t32514.dat t32766.dat -o sifted)
 for n in 32768 32700 32514 32766; do
   (cd one && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t$n.dat)
   for f in t${n}_ACCEL_20 t${n}_ACCEL_20.cand; do
     check "[ -s one/$f ] && cmp -s one/$f many/$f" "$f: a many-trial run differs from a single-file run"
     check "cmp -s one/$f serial/$f" "$f: --serial differs from a single-file run"
+    check "cmp -s one/$f threads/$f" "$f: --trial-threads 3 differs from a single-file run"
   done
 done
 check "cmp -s many/sifted.csv serial/sifted.csv && cmp -s many/sifted.txt serial/sifted.txt" "sifted tables"
+check "cmp -s many/sifted.csv threads/sifted.csv && cmp -s many/sifted.txt threads/sifted.txt" "sifted tables (threads)"
 # A bad file among them: the trials before it are still written, then the error (exit 1).
 rm -f many/*ACCEL*
 : >many/t0.dat
 sed 's/small_DM62.50/t0/' small_DM62.50.inf >many/t0.inf
-(cd many && "$BIN"/accelsearch -zmax 20 -numharm 8 -q t32768.dat t32700.dat t0.dat t32766.dat >out.txt 2>err.txt)
-check "[ $? -eq 1 ] && grep -q t0.dat many/err.txt" "a bad file among many: exit 1 naming it"
-check "cmp -s one/t32700_ACCEL_20 many/t32700_ACCEL_20 && [ ! -e many/t32766_ACCEL_20 ]" "trials before the bad file written, none after"
+for threads in 1 3; do
+  rm -f many/*ACCEL*
+  (cd many && "$BIN"/accelsearch -zmax 20 -numharm 8 -q --trial-threads $threads t32768.dat t32700.dat t0.dat t32766.dat >out.txt 2>err.txt)
+  check "[ $? -eq 1 ] && grep -q t0.dat many/err.txt" "a bad file among many: exit 1 naming it ($threads threads)"
+  check "cmp -s one/t32700_ACCEL_20 many/t32700_ACCEL_20 && [ ! -e many/t32766_ACCEL_20 ]" "trials before the bad file written, none after ($threads threads)"
+done
 
 # --help carries examples.
 "$BIN"/accelsearch --help >help.txt
