@@ -31,6 +31,10 @@ struct Trial {
   AccelPlan plan;
   PreparedSpectrum spec;
   AccelCandidateList list;
+  // Overlapped runs: the search stage only records the hits, and the finish stage (several
+  // threads) turns them into candidates, which for a bright pulsar's millions of hits takes
+  // about a second; --serial feeds `list` directly.
+  CollectingHitSink hits;
   double prepare_s = 0;
   double search_s = 0;
 };
@@ -63,13 +67,19 @@ TrialPtr prepare(AccelInput in, const AccelConfig& config) {
   AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
   AccelCandidateList list = make_candidate_list(plan, in.from_fft);
-  auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list)});
+  auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list), {}});
   t->prepare_s = seconds(t0, Clock::now());
   return t;
 }
 
 SiftInput finish(Trial& t) {
   const auto t0 = Clock::now();
+  if (t.hits.covered_begin >= 0) {
+    // The hits of the whole range at once: AccelCandidateList inserts them block by block in its
+    // own order, whatever ranges they came in, so the candidates are those of a direct feed.
+    t.list.consume(t.hits.covered_begin, t.hits.covered_end, t.hits.hits);
+    t.hits = CollectingHitSink{};
+  }
   const AccelResult result = finish_candidates(t.plan, t.list, t.spec);
   const std::string text = write_outputs(t.in, t.plan, result, t.spec);
   log_verbose(
@@ -115,7 +125,8 @@ class Searcher {
     const auto t0 = Clock::now();
     std::vector<AccelTrialRef> refs;
     for (const TrialPtr& t : batch_) {
-      refs.push_back({t->spec.search.bins, t->spec.power_scale(), &t->plan.problem, &t->list});
+      AccelHitSink* sink = s_.serial ? static_cast<AccelHitSink*>(&t->list) : &t->hits;
+      refs.push_back({t->spec.search.bins, t->spec.power_scale(), &t->plan.problem, sink});
     }
     reuse_.search(refs);
     const double each = seconds(t0, Clock::now()) / static_cast<double>(batch_.size());
