@@ -61,6 +61,7 @@ struct Options {
   bool noharmremove = false;
   std::string norm;
   std::string gpu_config;
+  bool no_tuning = false;
   double rlo = -1;
   double rhi = -1;
 };
@@ -99,7 +100,9 @@ void add_options(CLI::App& app, Options& o) {
                "Search up to fhi/rhi (PRESTO, and so the default, stops at its last whole block below it)");
   app.add_flag("--interbin", o.interbin, "Interbinning after correlation (FDAS) instead of Fourier interpolation");
   app.add_option("--fft-len", o.fft_len, "Overlap-save FFT length (complex points; default: automatic)");
-  app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch)");
+  app.add_option("--gpu-config", o.gpu_config,
+                 "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch); they override the tuned ones");
+  app.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune accel`)");
   app.add_option("-o,--output", o.out, "Sifted candidate table prefix: <out>.csv and <out>.txt")->capture_default_str();
   add_common_options(app, o.common, true);
 }
@@ -177,6 +180,7 @@ int run(int argc, char** argv) {
   sopts.threads = o.ncpus;
   sopts.fft_len = o.fft_len;
   if (!o.gpu_config.empty()) sopts.gpu_config = parse_key_values(o.gpu_config);
+  sopts.use_tuning = !o.no_tuning;
 
   std::unique_ptr<FdotSearcher> searcher;
   std::vector<SiftInput> sift_inputs;
