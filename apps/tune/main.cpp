@@ -10,6 +10,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/tuning.hpp"
+#include "report.hpp"
 #include "targets.hpp"
 
 namespace {
@@ -122,7 +123,7 @@ int run(int argc, char** argv) {
     log_info("{}", device.description);
   }
 
-  std::vector<tune::Target> targets;
+  std::vector<TuneTarget> targets;
   if (dd->parsed()) targets = tune::dedisp_targets(o.dedisp, device.gpu_index, o.repeats);
   if (ac->parsed()) targets.push_back(tune::accel_target(o.accel, device.gpu_index, o.repeats));
   if (pp->parsed()) targets.push_back(tune::ppf_target(o.ppf, device.gpu_index, o.repeats));
@@ -131,13 +132,16 @@ int run(int argc, char** argv) {
     std::printf("database: %s (build %s)\n", tuning_database_path().string().c_str(), tuning_build_id().c_str());
     return kExitOk;
   }
-  tune::TuneRun run;
-  run.budget_s = o.budget / static_cast<double>(targets.size());
-  run.device_model = device.model;
-  run.database = tuning_database_path().string();
-  std::printf("tune: %s, build %s, database %s\n\n", device.model.c_str(), tuning_build_id().c_str(),
-              run.database.c_str());
-  for (const auto& t : targets) tune::tune_target(t, run);
+  const double budget = o.budget / static_cast<double>(targets.size());
+  const std::string database = tuning_database_path().string();
+  std::printf("tune: %s, build %s, database %s\n\n", device.model.c_str(), tuning_build_id().c_str(), database.c_str());
+  for (const auto& t : targets) {
+    const TuneResult r = run_tuning(t, budget, device.model);
+    tune::print_result(t, r);
+    TuningDatabase::store(database, r.entry);
+    std::printf("  stored: %s -> %s\n\n", format_gpu_config(r.entry.config).c_str(), database.c_str());
+    std::fflush(stdout);
+  }
   return kExitOk;
 }
 

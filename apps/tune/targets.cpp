@@ -9,6 +9,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/tune_timing.hpp"
 #include "fastpsr/tuning_keys.hpp"
 
 namespace fastpsr::tune {
@@ -22,7 +23,7 @@ std::vector<std::string> ints(std::initializer_list<int> v) {
 
 // bench/dedisp_gpu's quick and full sweeps of the staged kernel, its subband, register-cap and
 // reuse sweeps: every key once, the most consequential first.
-std::vector<Axis> dedisp_axes() {
+std::vector<TuneAxis> dedisp_axes() {
   return {{"subband", ints({0, 4, 8, 16})},
           {"threads_time", ints({32, 64, 128})},
           {"threads_dm", ints({2, 4, 8, 16})},
@@ -39,7 +40,7 @@ std::vector<Axis> dedisp_axes() {
 // bench/accel_gpu's sweep for fdas-8m, without the keys that change the results or the problem
 // (plane storage and interpolation are the user's choice, part of the key) and without batch
 // (accelsearch groups its DM trials by the batch the user gives).
-std::vector<Axis> accel_axes() {
+std::vector<TuneAxis> accel_axes() {
   return {{"path", {"custom", "cufft"}},       {"fft_len", ints({2048, 4096, 8192, 16384, 32768})},
           {"fft_radix", ints({8, 16})},        {"segs_per_block", ints({1, 2, 4, 8})},
           {"hs", {"pipe", "tiled", "gather"}}, {"hs_rows", ints({4, 8, 16})},
@@ -47,8 +48,8 @@ std::vector<Axis> accel_axes() {
 }
 
 // bench/ppf's sweep, split into its keys.
-std::vector<Axis> ppf_axes(bool complex_out) {
-  std::vector<Axis> a;
+std::vector<TuneAxis> ppf_axes(bool complex_out) {
+  std::vector<TuneAxis> a;
   a.push_back(
       {"fft", complex_out ? std::vector<std::string>{"cufft", "cluster"} : std::vector<std::string>{"fused", "cufft"}});
   a.push_back({"fir", {"register", "cache", "shared"}});
@@ -74,7 +75,7 @@ DedispPlan plan_for(const DedispInput& in, std::vector<double> dms, int downsamp
 
 }  // namespace
 
-std::vector<Target> dedisp_targets(const DedispSetupOptions& o, int gpu, int repeats) {
+std::vector<TuneTarget> dedisp_targets(const DedispSetupOptions& o, int gpu, int repeats) {
   std::vector<DedispPlan> plans;
   std::string where;
   double tsamp = 0.0;
@@ -104,14 +105,14 @@ std::vector<Target> dedisp_targets(const DedispSetupOptions& o, int gpu, int rep
     }
     where = fmt::format("{}: {} channels, {}-bit, tsamp {} us", o.fil, h.nchans, in.nbits, h.tsamp * 1e6);
   }
-  std::vector<Target> targets;
+  std::vector<TuneTarget> targets;
   for (const auto& plan : plans) {
     const std::string shape = dedisp_shape_key(plan);
-    if (std::any_of(targets.begin(), targets.end(), [&](const Target& t) { return t.shape == shape; })) continue;
+    if (std::any_of(targets.begin(), targets.end(), [&](const TuneTarget& t) { return t.shape == shape; })) continue;
     // A gulp of `seconds` of output, within 2 GiB of DM-time.
     const auto n_out = std::min(static_cast<std::size_t>(o.seconds / (tsamp * plan.downsample())),
                                 (std::size_t{2} << 30) / (4 * plan.ndms()));
-    Target t;
+    TuneTarget t;
     t.algorithm = "dedisp";
     t.shape = shape;
     t.description = fmt::format(
@@ -128,7 +129,7 @@ std::vector<Target> dedisp_targets(const DedispSetupOptions& o, int gpu, int rep
   return targets;
 }
 
-Target accel_target(const AccelSetupOptions& o, int gpu, int repeats) {
+TuneTarget accel_target(const AccelSetupOptions& o, int gpu, int repeats) {
   std::int64_t numbins = 0;
   double T = 0.0;
   std::string where;
@@ -156,7 +157,7 @@ Target accel_target(const AccelSetupOptions& o, int gpu, int repeats) {
   const AccelPlan plan = make_accel_plan(c, numbins, T);
   GpuConfig user;
   if (o.plane != "f32") user["plane"] = o.plane;
-  Target t;
+  TuneTarget t;
   t.algorithm = "accel";
   t.shape = accel_shape_key(plan.problem, user);
   t.description = fmt::format("{}; zmax {}, {} harmonics, {}, plane {}; device time per spectrum, median of {}", where,
@@ -171,7 +172,7 @@ Target accel_target(const AccelSetupOptions& o, int gpu, int repeats) {
   return t;
 }
 
-Target ppf_target(const PpfSetupOptions& o, int gpu, int repeats) {
+TuneTarget ppf_target(const PpfSetupOptions& o, int gpu, int repeats) {
   ChanneliserProblem p;
   p.nchans = o.channels;
   p.ntaps = o.taps;
@@ -186,7 +187,7 @@ Target ppf_target(const PpfSetupOptions& o, int gpu, int repeats) {
   const auto rows =
       std::max<std::size_t>(static_cast<std::size_t>(o.samples / per) / static_cast<std::size_t>(p.nint), 1);
   const std::size_t nspectra = rows * static_cast<std::size_t>(p.nint);
-  Target t;
+  TuneTarget t;
   t.algorithm = "ppf";
   t.shape = ppf_shape_key(plan);
   t.description =

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner.hpp"
+#include "fastpsr/tuner.hpp"
 
 namespace fastpsr::tune {
 
@@ -40,8 +40,8 @@ struct PpfSetupOptions {
 };
 
 /// One target per DM range (the automatic plan has several; equal shapes once).
-std::vector<Target> dedisp_targets(const DedispSetupOptions& o, int gpu, int repeats);
-Target accel_target(const AccelSetupOptions& o, int gpu, int repeats);
-Target ppf_target(const PpfSetupOptions& o, int gpu, int repeats);
+std::vector<TuneTarget> dedisp_targets(const DedispSetupOptions& o, int gpu, int repeats);
+TuneTarget accel_target(const AccelSetupOptions& o, int gpu, int repeats);
+TuneTarget ppf_target(const PpfSetupOptions& o, int gpu, int repeats);
 
 }  // namespace fastpsr::tune

@@ -11,14 +11,9 @@
 #include "fastpsr/accel.hpp"
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/ppf.hpp"
-#include "fastpsr/tuning.hpp"
+#include "fastpsr/tuner.hpp"
 
 namespace fastpsr {
-
-struct ConfigTiming {
-  double ms = 0.0;       ///< median device time per unit of work (see each function)
-  std::string resolved;  ///< the configuration as the backend resolved it, for the table
-};
 
 /// Prep + dedispersion kernels for one gulp of `n_out` output samples per DM (random 8-bit input).
 ConfigTiming time_dedisp_config(const DedispPlan& plan, const GpuConfig& config, int gpu, std::size_t n_out,
