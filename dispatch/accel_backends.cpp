@@ -3,6 +3,8 @@
 
 #include "fastpsr/cpu/accel_cpu.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/tuning_keys.hpp"
+#include "tuned_options.hpp"
 #if FASTPSR_HAVE_CUDA && __has_include("fastpsr/cuda/accel_cuda.hpp")
 #include "fastpsr/cuda/accel_cuda.hpp"
 #define FASTPSR_HAVE_CUDA_ACCEL 1
@@ -18,7 +20,9 @@ std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& probl
                                                  const DeviceChoice& device) {
   if (device.backend == Backend::cpu) return cpu::make_fdot_searcher(problem, options);
 #if FASTPSR_HAVE_CUDA_ACCEL
-  return cuda::make_fdot_searcher(problem, options, device.gpu_index);
+  return cuda::make_fdot_searcher(
+      problem, detail::with_tuning("accel", accel_shape_key(problem, options.gpu_config), device, options),
+      device.gpu_index);
 #else
   throw Error(ErrorCode::unsupported, "this build has no GPU acceleration search (use --device cpu)");
 #endif

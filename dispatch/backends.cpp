@@ -37,9 +37,10 @@ DeviceChoice resolve_device(const DeviceSpec& spec) {
   DeviceChoice gpu;
   gpu.backend = Backend::cuda;
   gpu.gpu_index = spec.index;
-  gpu.description = fmt::format("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)", spec.index, props.name, props.sm_major,
-                                props.sm_minor, props.multiprocessors,
-                                static_cast<double>(props.global_memory_bytes) / (1024.0 * 1024.0 * 1024.0));
+  gpu.model = fmt::format("{}, sm_{}{}, {} SMs", props.name, props.sm_major, props.sm_minor, props.multiprocessors);
+  gpu.description =
+      fmt::format("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)", spec.index, props.name, props.sm_major, props.sm_minor,
+                  props.multiprocessors, static_cast<double>(props.global_memory_bytes) / (1024.0 * 1024.0 * 1024.0));
   return gpu;
 #else
   if (spec.kind == DeviceSpec::Kind::automatic) {

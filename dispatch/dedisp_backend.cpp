@@ -3,6 +3,8 @@
 
 #include "fastpsr/cpu/dedisp_cpu.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/tuning_keys.hpp"
+#include "tuned_options.hpp"
 #if FASTPSR_HAVE_CUDA
 #include "fastpsr/cuda/dedisp_cuda.hpp"
 #endif
@@ -13,7 +15,8 @@ std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const Devi
                                               const DedispOptions& options) {
   if (device.backend == Backend::cpu) return cpu::make_dedisperser(plan, options);
 #if FASTPSR_HAVE_CUDA
-  return cuda::make_dedisperser(plan, options, device.gpu_index);
+  return cuda::make_dedisperser(plan, detail::with_tuning("dedisp", dedisp_shape_key(plan), device, options),
+                                device.gpu_index);
 #else
   throw Error(ErrorCode::unsupported, "this build of fastpsr has no CUDA backend");
 #endif

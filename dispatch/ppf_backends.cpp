@@ -3,6 +3,8 @@
 
 #include "fastpsr/cpu/ppf_cpu.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/tuning_keys.hpp"
+#include "tuned_options.hpp"
 #if FASTPSR_HAVE_CUDA
 #include "fastpsr/cuda/ppf_cuda.hpp"
 #endif
@@ -13,7 +15,8 @@ std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const
                                               const DeviceChoice& device) {
   if (device.backend == Backend::cpu) return cpu::make_channeliser(plan, options);
 #if FASTPSR_HAVE_CUDA
-  return cuda::make_channeliser(plan, options, device.gpu_index);
+  return cuda::make_channeliser(plan, detail::with_tuning("ppf", ppf_shape_key(plan), device, options),
+                                device.gpu_index);
 #else
   throw Error(ErrorCode::unsupported, "this build of fastpsr has no CUDA backend");
 #endif

@@ -58,6 +58,7 @@ struct Options {
   int trial_threads = 0;
   std::string norm;
   std::string gpu_config;
+  bool no_tuning = false;
   double rlo = -1;
   double rhi = -1;
 };
@@ -96,7 +97,9 @@ void add_options(CLI::App& app, Options& o) {
                "Search up to fhi/rhi (PRESTO, and so the default, stops at its last whole block below it)");
   app.add_flag("--interbin", o.interbin, "Interbinning after correlation (FDAS) instead of Fourier interpolation");
   app.add_option("--fft-len", o.fft_len, "Overlap-save FFT length (complex points; default: automatic)");
-  app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch)");
+  app.add_option("--gpu-config", o.gpu_config,
+                 "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch); they override the tuned ones");
+  app.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune accel`)");
   app.add_flag("--serial", o.serial,
                "One trial at a time, and a new searcher whenever the series length changes (the behaviour before "
                "2026-11-26; for timing comparisons)");
@@ -153,6 +156,7 @@ int run(int argc, char** argv) {
   sopts.threads = o.ncpus;
   sopts.fft_len = o.fft_len;
   if (!o.gpu_config.empty()) sopts.gpu_config = parse_key_values(o.gpu_config);
+  sopts.use_tuning = !o.no_tuning;
 
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
   TrialSettings settings;

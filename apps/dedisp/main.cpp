@@ -77,6 +77,7 @@ struct Options {
   int threads = 0;
   std::string cpu_config;
   std::string gpu_config;
+  bool no_tuning = false;
   std::string tmpdir;
   bool nobary = false;
   CommonOptions common;
@@ -162,8 +163,10 @@ void add_options(CLI::App& app, Options& o) {
                  "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N,"
                  "subbands=auto|on|off,sub_chunk=N")
       ->group(dev);
-  app.add_option("--gpu-config", o.gpu_config, "GPU kernel settings key=value,... (see -v for the current ones)")
+  app.add_option("--gpu-config", o.gpu_config,
+                 "GPU kernel settings key=value,... (see -v for the current ones); they override the tuned ones")
       ->group(dev);
+  app.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune dedisp`)")->group(dev);
   add_common_options(app, o.common, true);
   app.footer(kExamples);
 }
@@ -421,6 +424,7 @@ int run(int argc, char** argv) {
   dopt.threads = o.threads;
   if (!o.cpu_config.empty()) dopt.cpu_config = parse_key_values(o.cpu_config);
   if (!o.gpu_config.empty()) dopt.gpu_config = parse_key_values(o.gpu_config);
+  dopt.use_tuning = !o.no_tuning;
   // The dedispersers (a GPU's context, device and pinned buffers: a large part of a short run)
   // are made on another thread while this one opens the outputs.
   auto making = std::async(std::launch::async, [&] {

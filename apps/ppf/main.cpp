@@ -65,6 +65,7 @@ struct Options {
   std::size_t scale_rows = 1024;
   bool drop_partial = false;
   std::string gpu_config;
+  bool no_tuning = false;
   std::size_t gulp = 0;
   std::string fftw = "measure";
   std::string wisdom;
@@ -156,7 +157,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   g_out->add_flag("--drop-partial", o.drop_partial, "Drop trailing samples that do not fill a spectrum");
   auto* g_run = app.add_option_group("Computing");
-  g_run->add_option("--gpu-config", o.gpu_config, "GPU kernel settings: fir=cache|shared,cb=N,sb=N,ry=N,chunk=N");
+  g_run->add_option("--gpu-config", o.gpu_config,
+                    "GPU kernel settings: fir=cache|shared,cb=N,sb=N,ry=N,chunk=N; they override the tuned ones");
+  g_run->add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune ppf`)");
   g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
   g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
   g_run->add_option("--wisdom", o.wisdom, "FFTW wisdom file ('none' to skip); default ~/.cache/fastpsr/fftwf-wisdom");
@@ -222,6 +225,7 @@ int run(int argc, char** argv) {
   const DeviceChoice device = choose_device(o.common);
   ChanneliserOptions copt;
   copt.gpu_config = parse_key_values(o.gpu_config);
+  copt.use_tuning = !o.no_tuning;
   copt.gulp_samples = o.gulp * static_cast<std::size_t>(o.channels);
   copt.fftw_effort = o.fftw == "estimate"  ? ChanneliserOptions::FftwEffort::estimate
                      : o.fftw == "patient" ? ChanneliserOptions::FftwEffort::patient

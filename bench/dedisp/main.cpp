@@ -21,11 +21,11 @@
 #include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/dedisp_backend.hpp"
+#include "fastpsr/dedisp_setups.hpp"
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/version.hpp"
-#include "setups.hpp"
 
 namespace {
 
@@ -118,7 +118,7 @@ struct Measure {
 };
 
 // One timed run over in-memory data: every range of the plan gets the same input.
-Measure time_in_memory(const bench::Setup& s, const DeviceChoice& dev, const Args& a,
+Measure time_in_memory(const DedispSetup& s, const DeviceChoice& dev, const Args& a,
                        const std::vector<std::uint8_t>& packed) {
   std::vector<std::pair<double, double>> times;
   Measure m;
@@ -173,7 +173,7 @@ struct FromFile {
 // The whole run from a file as the dedisp tool streams it: the next gulp is read on another
 // thread while the current one is pushed. A block handed back is in (pinned) host memory; its
 // first and last values are read, as the consumer that the tool has would read them all.
-FromFile time_from_file(const bench::Setup& s, const DeviceChoice& dev, const Args& a, const std::string& path) {
+FromFile time_from_file(const DedispSetup& s, const DeviceChoice& dev, const Args& a, const std::string& path) {
   FromFile f;
   const auto t0 = Clock::now();
   auto reader = FilterbankReader::open(path);
@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
   try {
     const Args a = parse_args(argc, argv);
     if (!a.write_path.empty()) {
-      const bench::Setup s = bench::make_setup(a.setups.front(), a.ndms, a.seconds);
+      const DedispSetup s = make_dedisp_setup(a.setups.front(), a.ndms, a.seconds);
       std::mt19937_64 rng(42);
       auto w = FilterbankWriter::open(a.write_path, s.header);
       std::vector<std::uint8_t> chunk(65536 * s.header.bytes_per_sample());
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
     std::printf("\n%-10s %-8s %6s %8s %9s %9s %10s %8s %8s %8s %8s\n", "setup", "backend", "DMs", "out s", "time s",
                 "cpu s", "DMchS/s", "GB/s", "floor", "x RT", "e2e s");
     for (const auto& name : a.setups) {
-      const bench::Setup s = bench::make_setup(name, a.ndms, a.seconds);
+      const DedispSetup s = make_dedisp_setup(name, a.ndms, a.seconds);
       const std::size_t nin = s.nin;
       std::mt19937_64 rng(42);
       std::vector<std::uint8_t> packed(nin * s.plans.front().problem.input.bytes_per_sample());

@@ -136,6 +136,7 @@ struct AccelSearchOptions {
   /// (correlation path), fft_len=<points>, batch=<spectra per launch>, and launch-shape keys it
   /// documents in its own header; unknown keys are Error(invalid_argument).
   std::map<std::string, std::string> gpu_config;
+  bool use_tuning = false;  ///< CUDA backend: the tuning database under gpu_config (as DedispOptions)
 };
 
 /// The heavy part: plane, harmonic sums and thresholds for one problem. Made once, used for

@@ -111,6 +111,9 @@ struct DedispBlock {
 struct DedispOptions {
   std::size_t gulp_samples = 0;                   ///< new input samples per push; 0 = backend default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
+  /// CUDA backend: put the tuning database's entry (fastpsr/tuning.hpp) under gpu_config's keys.
+  /// Tools turn it on (off with --no-tuning); off by default so tests and benchmarks run as told.
+  bool use_tuning = false;
   /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=1|4|8|16, dm_tile, time_tile,
   /// chan_block, subbands=auto|on|off (exact two-stage sum where the delays split), sub_chunk.
   std::map<std::string, std::string> cpu_config;

@@ -22,6 +22,8 @@ struct DeviceChoice {
   Backend backend = Backend::cpu;
   int gpu_index = 0;
   std::string description;  ///< e.g. "CPU (16 threads)" or "GPU 0: NVIDIA H100 80GB HBM3"
+  /// A GPU's model, the device part of tuning database keys: "NVIDIA H100 80GB HBM3, sm_90, 132 SMs".
+  std::string model;
 };
 
 /// Parses "key=value,key=value" (spaces ignored); throws Error(invalid_argument) on a bad item.

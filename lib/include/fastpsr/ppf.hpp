@@ -123,7 +123,8 @@ struct ChanneliserBlock {
 struct ChanneliserOptions {
   std::size_t gulp_samples = 0;                   ///< new samples per coarse channel per push; 0 = default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
-  int threads = 0;                                ///< CPU threads; 0 = OpenMP default
+  bool use_tuning = false;  ///< CUDA backend: the tuning database under gpu_config (as DedispOptions)
+  int threads = 0;          ///< CPU threads; 0 = OpenMP default
   enum class FftwEffort { estimate, measure, patient } fftw_effort = FftwEffort::estimate;  ///< CPU planner
 };
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The dedispersion setups of shared/docs/benchmarks.md, as plans over a synthetic header.
+/// The dedispersion setups of shared/docs/benchmarks.md, as plans over a synthetic header: for
+/// bench/dedisp and `tune dedisp --setup` (one definition, so both time the same problems).
 #include <string>
 #include <vector>
 
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/sigproc.hpp"
 
-namespace fastpsr::bench {
+namespace fastpsr {
 
-struct Setup {
+struct DedispSetup {
   std::string name;
   std::string description;
   SigprocHeader header;
@@ -25,8 +26,10 @@ struct Setup {
   }
 };
 
+/// The names make_dedisp_setup() knows.
+inline constexpr const char* kDedispSetupNames = "apertif, lofar, artemis, meerkat, presto-iso, presto-nsub";
 /// `name`: apertif, lofar, artemis, meerkat, presto-iso or presto-nsub. ndms 0 = the setup's headline count;
 /// `seconds` of output at the finest time resolution.
-Setup make_setup(const std::string& name, int ndms, double seconds);
+DedispSetup make_dedisp_setup(const std::string& name, int ndms, double seconds);
 
-}  // namespace fastpsr::bench
+}  // namespace fastpsr

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "setups.hpp"
+#include "fastpsr/dedisp_setups.hpp"
 
 #include <cmath>
 
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
 
-namespace fastpsr::bench {
+namespace fastpsr {
 namespace {
 
 // A band of nchans channels from top_mhz down over bw_mhz; fch1 is the centre of the top channel.
@@ -45,8 +45,8 @@ std::vector<double> dm_grid(double lo, double step, int n) {
 
 }  // namespace
 
-Setup make_setup(const std::string& name, int ndms, double seconds) {
-  Setup s;
+DedispSetup make_dedisp_setup(const std::string& name, int ndms, double seconds) {
+  DedispSetup s;
   s.name = name;
   if (name == "apertif") {
     s.header = band_header(1024, 1720.0, 300.0, 50e-6);
@@ -84,8 +84,7 @@ Setup make_setup(const std::string& name, int ndms, double seconds) {
         name, n, 58.0 + (n - 1) * 0.3, nsub ? "delays of prepsubband -nsub 32" : "per-channel delays",
         nsub ? ", as compare_prepsubband.sh runs it" : "");
   } else {
-    throw Error(ErrorCode::invalid_argument,
-                fmt::format("unknown setup '{}' (apertif, lofar, artemis, meerkat, presto-iso, presto-nsub)", name));
+    throw Error(ErrorCode::invalid_argument, fmt::format("unknown setup '{}' ({})", name, kDedispSetupNames));
   }
   std::size_t longest = 0;
   for (const auto& p : s.plans) {
@@ -103,4 +102,4 @@ Setup make_setup(const std::string& name, int ndms, double seconds) {
   return s;
 }
 
-}  // namespace fastpsr::bench
+}  // namespace fastpsr
