@@ -8,7 +8,7 @@
 // delivered), time series per second, achieved GB/s and GFLOP/s of the searcher's traffic and
 // FFT models against the measured ceilings, and whether the injected pulsar was found.
 //
-//   bench/accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
+//   bench/accel_gpu [--device N] [--reps N] [--spectra N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
 //                   [--quick] [--no-main] [--config key=value,key=value ...]
 // --config (repeatable) runs that --gpu-config on fdas-8m zmax 200 16 harmonics instead of the
 // sweep's list (the key "interp=interbin" picks interbinning). --no-main skips the per-setup rows
@@ -117,6 +117,7 @@ struct Context {
   int device = 0;
   int reps = 3;
   cuda::Fp32Ceilings ceilings;
+  int spectra = 0;  // spectra per search_batch call; 0: max(2, 2 batch)
 };
 
 struct SetupData {
@@ -150,7 +151,8 @@ Row run_gpu(const Context& ctx, const SetupData& d, int zmax, int harmonics, Acc
     const auto settings = searcher->settings();
     row.fft_len = settings.fft_len;
     row.batch = settings.batch;
-    const std::size_t n = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(settings.batch));
+    const std::size_t n = ctx.spectra > 0 ? static_cast<std::size_t>(ctx.spectra)
+                                          : std::max<std::size_t>(2, 2 * static_cast<std::size_t>(settings.batch));
     const auto nb = static_cast<std::size_t>(d.numbins);
     std::vector<std::complex<float>> all(n * nb);
     for (std::size_t b = 0; b < n; ++b) {
@@ -256,6 +258,8 @@ int run(int argc, char** argv) {
       ctx.device = std::stoi(value());
     } else if (a == "--reps") {
       ctx.reps = std::max(1, std::stoi(value()));
+    } else if (a == "--spectra") {
+      ctx.spectra = std::max(1, std::stoi(value()));
     } else if (a == "--setups") {
       setups = value();
     } else if (a == "--no-sweep") {
@@ -284,7 +288,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu] "
-                   "[--quick] [--no-main] [--config key=value,...]\n");
+                   "[--quick] [--no-main] [--spectra N] [--config key=value,...]\n");
       return 2;
     }
   }

@@ -66,11 +66,13 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else if (key == "plane") {
       FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
       s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
+    } else if (key == "overlap") {
+      s.overlap = parse_choice(key, value, {0, 1});
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
                               "batch, fft_radix, fft_twiddles, segs_per_block, zchunk, hs_threads, "
-                              "hs_rows, hs, hits, plane)",
+                              "hs_rows, hs, hits, plane, overlap)",
                               key));
     }
   }

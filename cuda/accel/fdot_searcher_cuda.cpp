@@ -121,15 +121,23 @@ class CudaSearcher final : public CudaFdotSearcher {
   struct Group {
     std::size_t first = 0;  // index of its first spectrum in the call
     int count = 0;
-    int slot = 0;
+    int slot = 0;   // staging and upload buffers (always two)
+    int pslot = 0;  // plane, hits and counts (two with overlap=1, else one)
   };
   [[nodiscard]] std::size_t plane_value_bytes() const { return s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float); }
   [[nodiscard]] std::size_t plane_bytes_per_spectrum() const {
     return static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(os_.plane_cols) * plane_value_bytes();
   }
-  [[nodiscard]] char* plane_of(int b) const {
-    return plane_.get() + static_cast<std::size_t>(b) * plane_bytes_per_spectrum();
+  [[nodiscard]] std::size_t slot_index(int pslot, int b) const {
+    return static_cast<std::size_t>(pslot) * static_cast<std::size_t>(s_.batch) + static_cast<std::size_t>(b);
   }
+  [[nodiscard]] char* plane_of(int pslot, int b) const {
+    return plane_.get() + slot_index(pslot, b) * plane_bytes_per_spectrum();
+  }
+  [[nodiscard]] DeviceHit* hits_of(int pslot, int b) const { return hits_.get() + slot_index(pslot, b) * capacity_; }
+  [[nodiscard]] unsigned long long* counts_of(int pslot, int b) const { return counts_.get() + slot_index(pslot, b); }
+  /// Where the harmonic sums run: their own stream when overlapping, else the correlation's.
+  [[nodiscard]] const Stream& sums_stream() const { return slots_ == 2 ? sums_ : compute_; }
   void choose_settings(const AccelSearchOptions& options, const DeviceProperties& props);
   void allocate(std::size_t free_bytes);
   void make_templates();
@@ -138,11 +146,11 @@ class CudaSearcher final : public CudaFdotSearcher {
   void enqueue_plane(const Group& g);
   void enqueue_harmonics(const Group& g);
   void launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits, unsigned long long* counts,
-                        int batch);
+                        int batch, cudaStream_t stream);
   void finish(const Group& g, std::span<AccelHitSink* const> sinks);
-  std::uint64_t harmonics_range(int b, std::int64_t rk_lo, std::int64_t rk_hi);
-  void deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink);
-  void search_in_halves(int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink);
+  std::uint64_t harmonics_range(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi);
+  void deliver(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink);
+  void search_in_halves(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink);
   const CufftPlan& forward_plan(int spectra);
   const CufftPlan& inverse_plan(int rows);
 
@@ -166,14 +174,17 @@ class CudaSearcher final : public CudaFdotSearcher {
 
   Stream compute_;
   Stream copy_;
-  DeviceBuffer<float2> spectra_[2];  // [batch][numbins], double-buffered between groups
+  Stream sums_{Stream::high_priority()};  // harmonic sums with overlap=1
+  Stream download_;                       // hit downloads and overflow re-searches
+  int slots_ = 1;                         // plane slots: 2 with overlap=1
+  DeviceBuffer<float2> spectra_[2];       // [batch][numbins], double-buffered between groups
   PinnedBuffer<std::complex<float>> staging_[2];
   DeviceBuffer<float2> segments_;   // [batch][nseg][M]
-  DeviceBuffer<char> plane_;        // [batch][numz][plane_cols] of f32 or f16
+  DeviceBuffer<char> plane_;        // [slots][batch][numz][plane_cols] of f32 or f16
   DeviceBuffer<float2> templates_;  // [npairs][phases][M]
   DeviceBuffer<float2> twiddles_;   // exp(+2 pi i t / M)
   DeviceBuffer<int> sub_zi_;        // [term][numz]
-  DeviceBuffer<DeviceHit> hits_;    // [batch][capacity]
+  DeviceBuffer<DeviceHit> hits_;    // [slots][batch][capacity]
   DeviceBuffer<unsigned long long> counts_;
   PinnedBuffer<unsigned long long> counts_host_;
   PinnedBuffer<DeviceHit> hits_host_;
@@ -193,10 +204,12 @@ class CudaSearcher final : public CudaFdotSearcher {
   Event upload_start_[2] = {Event(true), Event(true)};
   Event uploaded_[2] = {Event(true), Event(true)};
   Event gathered_[2];
-  Event t_start_{true};
-  Event t_segments_{true};
-  Event t_plane_{true};
-  Event t_done_{true};
+  // Per plane slot: the stages' times, and t_done_ the slot's harmonic sums (and counts) done.
+  Event t_start_[2] = {Event(true), Event(true)};
+  Event t_segments_[2] = {Event(true), Event(true)};
+  Event t_plane_[2] = {Event(true), Event(true)};
+  Event t_sums_[2] = {Event(true), Event(true)};
+  Event t_done_[2] = {Event(true), Event(true)};
   AccelGpuTimings timings_;
 };
 
@@ -342,9 +355,11 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   const auto nseg = static_cast<std::size_t>(os_.nseg);
   const auto numbins = static_cast<std::size_t>(p_.numbins);
   const std::size_t segment_bytes = nseg * m * sizeof(float2);
-  const std::size_t per_spectrum = 2 * numbins * sizeof(float2) + segment_bytes + plane_bytes_per_spectrum() +
+  slots_ = s_.overlap != 0 ? 2 : 1;
+  const std::size_t per_slot = plane_bytes_per_spectrum() + capacity_ * sizeof(DeviceHit) + sizeof(unsigned long long);
+  const std::size_t per_spectrum = 2 * numbins * sizeof(float2) + segment_bytes +
                                    static_cast<std::size_t>(os_.plane_cols) * sizeof(float) +
-                                   capacity_ * sizeof(DeviceHit) + sizeof(unsigned long long);
+                                   static_cast<std::size_t>(slots_) * per_slot;
   std::size_t fixed = static_cast<std::size_t>(os_.npairs * os_.phases()) * m * sizeof(float2) + m * sizeof(float2);
   if (s_.path == AccelGpuPath::cufft) {
     const std::size_t per_row = static_cast<std::size_t>(os_.phases()) * segment_bytes;
@@ -362,15 +377,17 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   const double need = static_cast<double>(fixed + batch * (per_spectrum + segment_bytes));  // + forward FFT work
   FASTPSR_EXPECTS(need < 0.9 * static_cast<double>(free_bytes),
                   "accel (GPU): the search needs {:.2f} GiB of device memory ({:.2f} GiB of plane per spectrum, batch "
-                  "{}), {:.2f} GiB are free: use --gpu-config plane=f16, a smaller batch or zchunk, or a smaller zmax",
-                  gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch,
-                  gib(static_cast<double>(free_bytes)));
+                  "{}, {} plane{}), {:.2f} GiB are free: use --gpu-config plane=f16, a smaller batch or zchunk, "
+                  "overlap=0, or a smaller zmax",
+                  gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch, slots_,
+                  slots_ == 1 ? "" : "s", gib(static_cast<double>(free_bytes)));
   for (int i = 0; i < 2; ++i) {
     spectra_[i] = DeviceBuffer<float2>(batch * numbins);
     staging_[i] = PinnedBuffer<std::complex<float>>(batch * numbins);
   }
   segments_ = DeviceBuffer<float2>(batch * nseg * m);
-  plane_ = DeviceBuffer<char>(batch * plane_bytes_per_spectrum());
+  const auto slots = static_cast<std::size_t>(slots_);
+  plane_ = DeviceBuffer<char>(slots * batch * plane_bytes_per_spectrum());
   templates_ = DeviceBuffer<float2>(static_cast<std::size_t>(os_.npairs * os_.phases()) * m);
   twiddles_ = DeviceBuffer<float2>(m + static_cast<std::size_t>(fft::stockham_power_entries(log2m_, log2r_)));
   const auto& table = sub_zi_host_;
@@ -379,9 +396,9 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     FASTPSR_CUDA_TRY(cudaMemcpy(sub_zi_.get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
   }
   scale_cols_ = DeviceBuffer<float>(batch * static_cast<std::size_t>(os_.plane_cols));
-  hits_ = DeviceBuffer<DeviceHit>(batch * capacity_);
-  counts_ = DeviceBuffer<unsigned long long>(batch);
-  counts_host_ = PinnedBuffer<unsigned long long>(batch);
+  hits_ = DeviceBuffer<DeviceHit>(slots * batch * capacity_);
+  counts_ = DeviceBuffer<unsigned long long>(slots * batch);
+  counts_host_ = PinnedBuffer<unsigned long long>(slots * batch);
   hits_host_ = PinnedBuffer<DeviceHit>(capacity_);
   if (s_.path == AccelGpuPath::cufft) {
     products_ = DeviceBuffer<float2>(static_cast<std::size_t>(s_.zchunk * os_.phases()) * nseg * m);
@@ -502,17 +519,18 @@ void CudaSearcher::upload(const std::complex<float>* spectra, std::size_t stride
 void CudaSearcher::enqueue_plane(const Group& g) {
   const cudaStream_t s = compute_.get();
   compute_.wait(uploaded_[g.slot].get());
-  t_start_.record(s);
+  compute_.wait(t_done_[g.pslot].get());  // the plane slot's last harmonic sums have read it
+  t_start_[g.pslot].record(s);
   const long long* index = scale_index_[g.slot].get();
   FASTPSR_CUDA_TRY(launch_expand_power_scale(index, index + g.count + 1, scale_factor_[g.slot].get(), os_.plane_base,
                                              os_.plane_cols, g.count, scale_cols_.get(), s));
   FASTPSR_CUDA_TRY(launch_gather_segments(spectra_[g.slot].get(), segments_.get(), cg_, g.count, s));
   gathered_[g.slot].record(s);
   forward_plan(g.count).exec(reinterpret_cast<cufftComplex*>(segments_.get()), CUFFT_FORWARD);
-  t_segments_.record(s);
+  t_segments_[g.pslot].record(s);
   if (s_.path == AccelGpuPath::custom) {
     FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
-                                             plane_.get(), format_, cg_, log2m_, log2r_, fft_powers(),
+                                             plane_of(g.pslot, 0), format_, cg_, log2m_, log2r_, fft_powers(),
                                              s_.segs_per_block, g.count, s));
   } else {
     for (int b = 0; b < g.count; ++b) {
@@ -524,36 +542,39 @@ void CudaSearcher::enqueue_plane(const Group& g) {
         inverse_plan(rows).exec(reinterpret_cast<cufftComplex*>(products_.get()), CUFFT_INVERSE);
         FASTPSR_CUDA_TRY(launch_products_to_plane(
             products_.get(), scale_cols_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(os_.plane_cols),
-            plane_of(b), format_, cg_, row, rows, s));
+            plane_of(g.pslot, b), format_, cg_, row, rows, s));
       }
     }
   }
-  t_plane_.record(s);
+  t_plane_[g.pslot].record(s);
 }
 
 void CudaSearcher::enqueue_harmonics(const Group& g) {
-  const cudaStream_t s = compute_.get();
+  const Stream& st = sums_stream();
+  const cudaStream_t s = st.get();
+  st.wait(t_plane_[g.pslot].get());
+  t_sums_[g.pslot].record(s);
   FASTPSR_CUDA_TRY(
-      cudaMemsetAsync(counts_.get(), 0, static_cast<std::size_t>(g.count) * sizeof(unsigned long long), s));
-  launch_harmonics(plane_.get(), hg_, hits_.get(), counts_.get(), g.count);
-  FASTPSR_CUDA_TRY(cudaMemcpyAsync(counts_host_.get(), counts_.get(),
+      cudaMemsetAsync(counts_of(g.pslot, 0), 0, static_cast<std::size_t>(g.count) * sizeof(unsigned long long), s));
+  launch_harmonics(plane_of(g.pslot, 0), hg_, hits_of(g.pslot, 0), counts_of(g.pslot, 0), g.count, s);
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(counts_host_.get() + slot_index(g.pslot, 0), counts_of(g.pslot, 0),
                                    static_cast<std::size_t>(g.count) * sizeof(unsigned long long),
                                    cudaMemcpyDeviceToHost, s));
-  t_done_.record(s);
+  t_done_[g.pslot].record(s);
 }
 
 void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g, DeviceHit* hits,
-                                    unsigned long long* counts, int batch) {
+                                    unsigned long long* counts, int batch, cudaStream_t stream) {
   if (s_.hs == AccelHarmonicKernel::pipe) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_pipe(plane, format_, sub_zi_.get(), g, pipe_layout_, hits, counts, capacity_,
                                                s_.hs_threads, s_.hs_rows, batch, selection_.props.multiprocessors,
-                                               compute_.get()));
+                                               stream));
   } else if (s_.hs == AccelHarmonicKernel::tiled) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
-                                                capacity_, s_.hs_threads, s_.hs_rows, batch, compute_.get()));
+                                                capacity_, s_.hs_threads, s_.hs_rows, batch, stream));
   } else {
     FASTPSR_CUDA_TRY(launch_harmonic_sums(plane, format_, sub_zi_.get(), g, hits, counts, capacity_, s_.hs_threads,
-                                          s_.hs_rows, batch, compute_.get()));
+                                          s_.hs_rows, batch, stream));
   }
 }
 
@@ -573,10 +594,14 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
     g.first = first;
     g.count = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(s_.batch), sinks.size() - first));
     g.slot = static_cast<int>(index % 2);
+    g.pslot = slots_ == 2 ? g.slot : 0;
     upload(spectra, stride, scales, g);  // while the GPU still searches the previous group
-    if (have_pending) finish(pending, sinks);
+    // One plane: the previous group's hits (and any re-search of them) first. Two: this group's
+    // correlation is queued first, to run beside the previous group's harmonic sums.
+    if (have_pending && slots_ == 1) finish(pending, sinks);
     enqueue_plane(g);
     enqueue_harmonics(g);
+    if (have_pending && slots_ == 2) finish(pending, sinks);
     pending = g;
     have_pending = true;
   }
@@ -586,31 +611,35 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
 }
 
 void CudaSearcher::finish(const Group& g, std::span<AccelHitSink* const> sinks) {
-  t_done_.synchronize();
+  const int p = g.pslot;
+  t_done_[p].synchronize();
   timings_.upload_ms += static_cast<double>(uploaded_[g.slot].elapsed_ms_since(upload_start_[g.slot]));
-  timings_.segments_ms += static_cast<double>(t_segments_.elapsed_ms_since(t_start_));
-  timings_.correlate_ms += static_cast<double>(t_plane_.elapsed_ms_since(t_segments_));
-  timings_.harmonics_ms += static_cast<double>(t_done_.elapsed_ms_since(t_plane_));
+  timings_.segments_ms += static_cast<double>(t_segments_[p].elapsed_ms_since(t_start_[p]));
+  timings_.correlate_ms += static_cast<double>(t_plane_[p].elapsed_ms_since(t_segments_[p]));
+  timings_.harmonics_ms += static_cast<double>(t_done_[p].elapsed_ms_since(t_sums_[p]));
   const auto t0 = Clock::now();
-  std::vector<unsigned long long> counts(counts_host_.get(), counts_host_.get() + g.count);
+  const unsigned long long* first = counts_host_.get() + slot_index(p, 0);
+  std::vector<unsigned long long> counts(first, first + g.count);
   for (int b = 0; b < g.count; ++b) {
     AccelHitSink& sink = *sinks[g.first + static_cast<std::size_t>(b)];
     if (counts[static_cast<std::size_t>(b)] <= capacity_) {
-      deliver(b, p_.rk_begin, p_.rk_end, counts[static_cast<std::size_t>(b)], sink);
+      deliver(p, b, p_.rk_begin, p_.rk_end, counts[static_cast<std::size_t>(b)], sink);
     } else {
       ++timings_.overflows;
-      search_in_halves(b, p_.rk_begin, p_.rk_end, sink);
+      search_in_halves(p, b, p_.rk_begin, p_.rk_end, sink);
     }
   }
   timings_.hits_ms += ms_between(t0, Clock::now());
 }
 
-void CudaSearcher::deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink) {
+void CudaSearcher::deliver(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count,
+                           AccelHitSink& sink) {
   delivered_.clear();
   if (count > 0) {
-    FASTPSR_CUDA_TRY(cudaMemcpyAsync(hits_host_.get(), hits_.get() + static_cast<std::size_t>(b) * capacity_,
-                                     count * sizeof(DeviceHit), cudaMemcpyDeviceToHost, compute_.get()));
-    compute_.synchronize();
+    // On a stream of its own: with overlap=1 the others already hold the next group's work.
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(hits_host_.get(), hits_of(pslot, b), count * sizeof(DeviceHit),
+                                     cudaMemcpyDeviceToHost, download_.get()));
+    download_.synchronize();
     delivered_.reserve(count);
     for (std::uint64_t i = 0; i < count; ++i) {
       const DeviceHit& h = hits_host_.get()[i];
@@ -620,31 +649,33 @@ void CudaSearcher::deliver(int b, std::int64_t rk_lo, std::int64_t rk_hi, std::u
   sink.consume(rk_lo, rk_hi, delivered_);
 }
 
-// Harmonic sums of spectrum b (still in the plane) for [rk_lo, rk_hi) alone; returns the hit count.
-std::uint64_t CudaSearcher::harmonics_range(int b, std::int64_t rk_lo, std::int64_t rk_hi) {
-  const cudaStream_t s = compute_.get();
+// Harmonic sums of spectrum b (still in plane slot pslot) for [rk_lo, rk_hi) alone; returns the
+// hit count. On the download stream: with overlap=1 the sums stream holds the next group's sums,
+// which use the other slot.
+std::uint64_t CudaSearcher::harmonics_range(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi) {
+  const cudaStream_t s = download_.get();
   HarmonicGeometry g = hg_;
   g.rk_lo = rk_lo;
   g.rk_hi = rk_hi;
-  unsigned long long* count = counts_.get() + b;
+  unsigned long long* count = counts_of(pslot, b);
   FASTPSR_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(unsigned long long), s));
-  launch_harmonics(plane_of(b), g, hits_.get() + static_cast<std::size_t>(b) * capacity_, count, 1);
-  FASTPSR_CUDA_TRY(
-      cudaMemcpyAsync(counts_host_.get() + b, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-  compute_.synchronize();
-  return counts_host_.get()[b];
+  launch_harmonics(plane_of(pslot, b), g, hits_of(pslot, b), count, 1, s);
+  unsigned long long* host = counts_host_.get() + slot_index(pslot, b);
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(host, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  download_.synchronize();
+  return *host;
 }
 
-void CudaSearcher::search_in_halves(int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink) {
+void CudaSearcher::search_in_halves(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink) {
   // A single rk holds at most numz * stages <= capacity hits, so the halving ends.
   FASTPSR_ASSERT(rk_hi - rk_lo >= 2);
   const std::int64_t mid = rk_lo + (rk_hi - rk_lo) / 2;
   for (const auto& [lo, hi] : {std::pair{rk_lo, mid}, std::pair{mid, rk_hi}}) {
-    const std::uint64_t n = harmonics_range(b, lo, hi);
+    const std::uint64_t n = harmonics_range(pslot, b, lo, hi);
     if (n <= capacity_) {
-      deliver(b, lo, hi, n, sink);
+      deliver(pslot, b, lo, hi, n, sink);
     } else {
-      search_in_halves(b, lo, hi, sink);
+      search_in_halves(pslot, b, lo, hi, sink);
     }
   }
 }
@@ -654,14 +685,14 @@ std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<flo
   FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
                   "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
   set_device(device_);
-  FASTPSR_CUDA_TRY(cudaMemsetAsync(plane_.get(), 0xFF, plane_bytes_per_spectrum(), compute_.get()));  // NaN
+  FASTPSR_CUDA_TRY(cudaMemsetAsync(plane_of(0, 0), 0xFF, plane_bytes_per_spectrum(), compute_.get()));  // NaN
   Group g;
   g.count = 1;
   upload(spectrum.data(), spectrum.size(), {&scale, 1}, g);
   enqueue_plane(g);
   const std::int64_t width = p_.rk_end - os_.plane_lo;
   DeviceBuffer<float> out(static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(width));
-  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_.get(), format_, os_.plane_cols, p_.numz(),
+  FASTPSR_CUDA_TRY(launch_plane_to_float(plane_of(0, 0), format_, os_.plane_cols, p_.numz(),
                                          os_.plane_lo - os_.plane_base, width, out.get(), compute_.get()));
   std::vector<float> host(out.size());
   FASTPSR_CUDA_TRY(cudaMemcpyAsync(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, compute_.get()));
@@ -717,9 +748,8 @@ std::string CudaSearcher::describe() const {
   }
   return fmt::format(
       "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
-      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}; "
-      "hit "
-      "capacity {} a spectrum; device memory {:.2f} GiB",
+      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}{}; "
+      "hit capacity {} a spectrum; device memory {:.2f} GiB",
       device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
@@ -728,8 +758,9 @@ std::string CudaSearcher::describe() const {
           ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies"
       : s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory"
                                             : "gather",
-      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch, capacity_,
-      gib(static_cast<double>(device_bytes_)));
+      s_.hs_threads, s_.hs_rows, p_.stages(), p_.stages() == 1 ? "" : "s", s_.batch,
+      slots_ == 2 ? ", two planes: a group's correlation beside the previous group's harmonic sums (overlap=1)" : "",
+      capacity_, gib(static_cast<double>(device_bytes_)));
 }
 
 }  // namespace

@@ -79,6 +79,16 @@ class PinnedBuffer {
 class Stream {
  public:
   Stream() { FASTPSR_CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  /// A stream of the device's highest priority: its blocks are placed first where SMs free up
+  /// while another stream's kernel also waits for them.
+  static Stream high_priority() {
+    int least = 0;
+    int greatest = 0;
+    FASTPSR_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    Stream st(0);
+    FASTPSR_CUDA_TRY(cudaStreamCreateWithPriority(&st.s_, cudaStreamNonBlocking, greatest));
+    return st;
+  }
   ~Stream() {
     if (s_ != nullptr) {
       (void)cudaStreamSynchronize(s_);
@@ -95,6 +105,7 @@ class Stream {
   void wait(cudaEvent_t e) const { FASTPSR_CUDA_TRY(cudaStreamWaitEvent(s_, e, 0)); }
 
  private:
+  explicit Stream(int /*empty*/) {}
   cudaStream_t s_ = nullptr;
 };
 

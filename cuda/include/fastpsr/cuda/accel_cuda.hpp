@@ -48,6 +48,10 @@
 ///                       again in halves until each part fits.
 ///   plane=f32|f16       plane storage: f32 (default) or f16 (P/256 as IEEE half: half the plane
 ///                       traffic, powers within 2^-11 relative).
+///   overlap=0|1         1: two planes; the correlation of group g + 1 runs on one stream while
+///                       the harmonic sums of group g run on another (higher priority), so the
+///                       L1-bound correlation fills the SMs the DRAM-bound sums leave idle. Needs
+///                       twice the plane memory; same hits. Default 0.
 #include <complex>
 #include <cstdint>
 #include <map>
@@ -81,6 +85,7 @@ struct AccelGpuSettings {
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
+  int overlap = 0;  ///< 1: a group's correlation overlaps the previous group's harmonic sums
 };
 
 /// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).
