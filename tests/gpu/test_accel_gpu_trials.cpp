@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// --gpu-config overlap=1 (two planes: a group's correlation beside the previous group's harmonic
-// sums on a second stream) gives the hits of overlap=0 bit for bit, also when the hit buffer
-// overflows and a spectrum's range is searched again in halves (on the download stream, while
-// the other plane is in use).
+// The CUDA searcher over many DM trials: a searcher made for a longer trial gives shorter trials'
+// hits bit for bit, one at a time and in batches (accel_searcher_reuse.hpp; the CPU searcher's
+// check is in tests/unit); and --gpu-config overlap=1 (two planes: a group's correlation beside
+// the previous group's harmonic sums on a second stream) gives the hits of overlap=0 bit for bit,
+// also when the hit buffer overflows and a spectrum's range is searched again in halves (on the
+// download stream, while the other plane is in use).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -14,13 +16,40 @@
 
 using namespace fastpsr;
 
+namespace {
+
+DeviceChoice gpu0() {
+  DeviceChoice d;
+  d.backend = Backend::cuda;
+  d.gpu_index = 0;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("gpu accel: a searcher made for a longer trial gives a shorter one's hits exactly" *
+          doctest::skip(!cuda_accel_available())) {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const DeviceChoice gpu = gpu0();
+  for (const char* batch : {"1", "4"}) {
+    for (const char* path : {"custom", "cufft"}) {
+      CAPTURE(batch);
+      CAPTURE(path);
+      AccelSearchOptions o;
+      o.fft_len = 256;
+      o.gpu_config.emplace("batch", batch);
+      o.gpu_config.emplace("path", path);
+      test::check_reuse_matches_fresh([&](const AccelSearchProblem& p) { return make_fdot_searcher(p, o, gpu); }, seed);
+    }
+  }
+}
+
 TEST_CASE("gpu accel: overlap=1 gives the hits of overlap=0, overflow re-searches included" *
           doctest::skip(!cuda_accel_available())) {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
-  DeviceChoice gpu;
-  gpu.backend = Backend::cuda;
-  gpu.gpu_index = 0;
+  const DeviceChoice gpu = gpu0();
   AccelSearchProblem p;
   p.numbins = 1 << 15;
   p.zmax = 20;
