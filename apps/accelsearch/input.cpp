@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
@@ -91,11 +92,14 @@ AccelInput read_accel_input(const std::string& path) {
 AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix)
     : reader_(TimStreamReader::open(path)), prefix_(std::move(out_prefix)) {}
 
-std::optional<AccelInput> AccelStreamInput::next() {
+std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
   if (!ts) return std::nullopt;
   ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
-  return accel_input_from_series(std::move(*ts), fmt::format("{}_DM{:.2f}", prefix_, ts->dm));
+  std::string root = fmt::format("{}_DM{:.2f}", prefix_, ts->dm);
+  return [series = std::make_shared<TimeSeries>(std::move(*ts)), root = std::move(root)] {
+    return accel_input_from_series(std::move(*series), root);
+  };
 }
 
 }  // namespace fastpsr::app

@@ -3,6 +3,7 @@
 /// accelsearch's inputs: PRESTO .fft (with its .inf), any time series read_timeseries reads
 /// (.dat/.sdat with .inf, SIGPROC .tim), and tim-streams (several DM trials, "-" for stdin).
 #include <complex>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,7 +38,9 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root);
 class AccelStreamInput {
  public:
   AccelStreamInput(const std::string& path, std::string out_prefix);
-  std::optional<AccelInput> next();
+  /// Reads the next record (in order: one thread at a time) and returns what completes it into an
+  /// input (checks and the real FFT: any thread); std::nullopt after the last record.
+  std::optional<std::function<AccelInput()>> next();
 
  private:
   std::unique_ptr<TimStreamReader> reader_;

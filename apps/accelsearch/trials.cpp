@@ -193,8 +193,8 @@ std::vector<SiftInput> run_serial(const TrialSource& source, const TrialSettings
     std::optional<AccelInput> in;
     if (source.count > 0) {
       in = source.read_file(i);
-    } else {
-      in = source.next();
+    } else if (auto record = source.next()) {
+      in = (*record)();
     }
     if (!in) break;
     finish_all(searcher.add(prepare(std::move(*in), s.config)));
@@ -219,7 +219,7 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
     return out;
   }
   const bool files = source.count > 0;
-  const int preparers = files ? std::max(1, settings.prepare_threads) : 1;
+  const int preparers = std::max(1, settings.prepare_threads);
   const int finishers = std::max(1, settings.finish_threads);
   // Trials waiting between the stages: one per thread of a stage and two more.
   ReorderQueue<TrialPtr> to_search(static_cast<std::size_t>(preparers) + 2);
@@ -243,14 +243,18 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
           if (!to_search.wanted(i)) return;  // past the end, or past an input that failed
           in = source.read_file(i);
         } else {
-          const std::lock_guard lock(stream_mutex);
-          i = claimed.fetch_add(1);
-          if (!to_search.wanted(i)) return;
-          in = source.next();
-          if (!in) {
+          std::optional<std::function<AccelInput()>> record;
+          {
+            const std::lock_guard lock(stream_mutex);  // records in order, numbered as read
+            i = claimed.fetch_add(1);
+            if (!to_search.wanted(i)) return;
+            record = source.next();
+          }
+          if (!record) {
             to_search.end_at(i);
             return;
           }
+          in = (*record)();
         }
         TrialPtr t = prepare(std::move(*in), settings.config);
         t->index = i;

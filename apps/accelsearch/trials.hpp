@@ -2,7 +2,8 @@
 #pragma once
 /// accelsearch's DM trials, from input to PRESTO files, in three stages that overlap:
 ///   prepare (threads of their own): read, real FFT, plan, de-redden and normalise the next
-///     trials, several at once for files (a stream is read in order by one thread);
+///     trials, several at once (a stream's records are read in order, one at a time, and
+///     transformed in parallel);
 ///   search (the calling thread): the f-fdot search of the trials in input order (batches on a
 ///     GPU), one searcher kept for all trials it covers (accel_searcher_reuse.hpp);
 ///   finish (threads of their own): candidates optimised, PRESTO files written.
@@ -28,16 +29,18 @@ struct TrialSettings {
   DeviceChoice device;
   std::size_t batch = 1;    ///< trials searched together (GPU: search_batch)
   bool serial = false;      ///< one stage at a time, a new searcher whenever the plan changes
-  int prepare_threads = 1;  ///< trials prepared at once (files only)
+  int prepare_threads = 1;  ///< trials prepared at once
   int finish_threads = 1;   ///< trials optimised and written at once
 };
 
 /// Where the trials come from: `count` files read by read_file(i) (called from several threads
-/// at once), or, when count is 0, a stream whose next() yields trials in order until nullopt.
+/// at once), or, when count is 0, a stream whose next() reads the next record in order (one
+/// thread at a time) and returns what completes it into an input (on any thread), nullopt at
+/// the end.
 struct TrialSource {
   std::size_t count = 0;
   std::function<AccelInput(std::size_t)> read_file;
-  std::function<std::optional<AccelInput>()> next;
+  std::function<std::optional<std::function<AccelInput()>>()> next;
 };
 
 /// Writes `text` to `path` (temporary name, renamed when complete).

@@ -74,6 +74,18 @@ for threads in 1 3; do
   check "cmp -s one/t32700_ACCEL_20 many/t32700_ACCEL_20 && [ ! -e many/t32766_ACCEL_20 ]" "trials before the bad file written, none after ($threads threads)"
 done
 
+# A tim-stream of several DM trials: records read in order, transformed and searched by several
+# threads, written as one trial at a time writes them.
+mkdir -p stream3 streamserial
+"$BIN"/fake-pulsar -q --nchans 16 --nbits 8 --tsamp 64 --nsamples 65536 --fch1 1400 --foff -10 --period 5.3 \
+  --dm 20 --snrpeak 1 | "$BIN"/dedisp - -q --dm 0:40:10 --format tim-stream >trials.tims
+(cd stream3 && "$BIN"/accelsearch -zmax 20 -numharm 4 -q --trial-threads 3 - -o s <../trials.tims)
+(cd streamserial && "$BIN"/accelsearch -zmax 20 -numharm 4 -q --serial - -o s <../trials.tims)
+check "[ \$(ls stream3/s_DM*.inf | wc -l) -eq 5 ] && [ -s stream3/s.csv ]" "a stream of 5 DM trials: 5 .inf files and the sifted table"
+for f in streamserial/*; do
+  check "cmp -s $f stream3/\$(basename $f)" "stream: $(basename $f) differs between --trial-threads 3 and --serial"
+done
+
 # --help carries examples.
 "$BIN"/accelsearch --help >help.txt
 check "grep -q 'Examples' help.txt" "--help examples"
