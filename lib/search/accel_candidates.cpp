@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "fastpsr/accel_stats.hpp"
@@ -85,34 +87,40 @@ void AccelCandidateList::insert(float power, int stage, double rr, double zz, do
   } else {
     // PRESTO walks its r-ordered list to the first candidate with r >= rr (or to the last one);
     // while the list is sorted, a binary search finds the same one.
+    // Out of order, the first candidate in list order with r >= rr (what the walk reaches) is
+    // found in the max tree.
     std::size_t t = 0;
     if (sorted_) {
       t = static_cast<std::size_t>(
           std::lower_bound(list_.begin(), list_.end(), rr, [](const AccelCandidate& c, double v) { return c.r < v; }) -
           list_.begin());
-      if (t == list_.size()) t = list_.size() - 1;
     } else {
-      while (t + 1 < list_.size() && list_[t].r < rr) ++t;
+      t = first_at_least(rr);
     }
+    if (t >= list_.size()) t = list_.size() - 1;
     const bool has_prev = t > 0;
     const double next_diff = std::fabs(rr - list_[t].r);
     const double prev_diff = has_prev ? std::fabs(rr - list_[t - 1].r) : kClosestR + 1.0;
     if (prev_diff < kClosestR) {
       if (loses_to(list_[t - 1])) {
         list_[t - 1] = fresh();
+        set_max_tree(t - 1, rr);
         added = true;
       }
       if (next_diff < kClosestR && loses_to(list_[t])) {
         if (added) {
           list_.erase(list_.begin() + static_cast<std::ptrdiff_t>(t));
+          rebuild_max_tree();
         } else {
           list_[t] = fresh();
+          set_max_tree(t, rr);
           added = true;
         }
       }
     } else if (next_diff < kClosestR) {
       if (loses_to(list_[t])) {
         list_[t] = fresh();
+        set_max_tree(t, rr);
         added = true;
       }
     } else {
@@ -121,10 +129,11 @@ void AccelCandidateList::insert(float power, int stage, double rr, double zz, do
         list_.push_back(fresh());
       } else {
         // PRESTO inserts before the candidate it stopped at, which is out of r order when that
-        // one lies exactly 15 bins below (then its linear walk is kept from here on).
+        // one lies exactly 15 bins below (from then on the walk's target is found in the tree).
         if (list_[t].r < rr) sorted_ = false;
         list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(t), fresh());
       }
+      rebuild_max_tree();
     }
   }
   if (added && s_.keep_txtcand) {
@@ -132,6 +141,31 @@ void AccelCandidateList::insert(float power, int stage, double rr, double zz, do
         fmt::format("{:<7.2f}  {:<7.4f}  {:<2d}  {:<14.4f}  {:<14.9f}  {:<10.4f} {:<10.4f}\n",
                     static_cast<double>(power), static_cast<double>(get_sigma()), numharm, rr, rr / s_.T_s, zz, ww);
   }
+}
+
+void AccelCandidateList::rebuild_max_tree() {
+  if (sorted_) return;  // the binary search serves a sorted list
+  const std::size_t leaves = std::bit_ceil(std::max<std::size_t>(list_.size(), 1));
+  max_tree_.assign(2 * leaves, -std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < list_.size(); ++i) max_tree_[leaves + i] = list_[i].r;
+  for (std::size_t i = leaves - 1; i >= 1; --i) max_tree_[i] = std::max(max_tree_[2 * i], max_tree_[2 * i + 1]);
+}
+
+void AccelCandidateList::set_max_tree(std::size_t i, double r) {
+  if (sorted_) return;
+  std::size_t node = max_tree_.size() / 2 + i;
+  max_tree_[node] = r;
+  for (node /= 2; node >= 1; node /= 2) max_tree_[node] = std::max(max_tree_[2 * node], max_tree_[2 * node + 1]);
+}
+
+std::size_t AccelCandidateList::first_at_least(double rr) const {
+  // The first leaf (list position) whose r >= rr: descend towards the leftmost subtree whose
+  // maximum reaches rr. None: the list's size (the walk then stops at the last candidate).
+  if (max_tree_.size() < 2 || max_tree_[1] < rr) return list_.size();
+  const std::size_t leaves = max_tree_.size() / 2;
+  std::size_t node = 1;
+  while (node < leaves) node = max_tree_[2 * node] >= rr ? 2 * node : 2 * node + 1;
+  return node - leaves;
 }
 
 std::vector<AccelCandidate> AccelCandidateList::candidates() const {

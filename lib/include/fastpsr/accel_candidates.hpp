@@ -74,6 +74,13 @@ class AccelCandidateList final : public AccelHitSink {
   std::vector<AccelHit> pending_;
   std::int64_t covered_ = -1;
   bool sorted_ = true;  // the list is in r order (PRESTO's exact-15-bin insertion can break it)
+  // Once it is not: a max tree over the list's r (leaves from max_tree_.size() / 2), which finds
+  // PRESTO's walk target (the first candidate in list order with r >= rr) in O(log n) instead of
+  // walking the list for every hit (seconds for a bright pulsar's millions of hits).
+  std::vector<double> max_tree_;
+  void rebuild_max_tree();
+  void set_max_tree(std::size_t i, double r);
+  [[nodiscard]] std::size_t first_at_least(double rr) const;
   std::uint64_t hits_seen_ = 0;
   std::string txtcand_;
 };
