@@ -10,6 +10,15 @@
 
 namespace fastpsr {
 namespace {
+// ln Gamma(x) by lgamma_r: lgamma (std::lgamma) also writes the global signgam, a data race when
+// several threads compute sigmas (the candidate optimisation, the trial pipeline's stages).
+double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
+}  // namespace
+
+namespace {
 
 constexpr double kEps = 1e-16;
 constexpr int kMaxIterations = 100000;
@@ -23,7 +32,7 @@ double gamma_series(double a, double x, double& log_prefactor) {
     sum += term;
     if (std::fabs(term) < std::fabs(sum) * kEps) break;
   }
-  log_prefactor = -x + a * std::log(x) - std::lgamma(a);
+  log_prefactor = -x + a * std::log(x) - log_gamma(a);
   return sum;
 }
 
@@ -46,7 +55,7 @@ double gamma_fraction(double a, double x, double& log_prefactor) {
     h *= delta;
     if (std::fabs(delta - 1.0) < kEps) break;
   }
-  log_prefactor = -x + a * std::log(x) - std::lgamma(a);
+  log_prefactor = -x + a * std::log(x) - log_gamma(a);
   return h;
 }
 
@@ -114,7 +123,7 @@ double log_gamma_q_whole(int m, double x) {
     u *= (m - j) / x;
     sum += u;
   }
-  return -x + (m - 1) * std::log(x) - std::lgamma(static_cast<double>(m)) + std::log(sum);
+  return -x + (m - 1) * std::log(x) - log_gamma(static_cast<double>(m)) + std::log(sum);
 }
 
 double log_gamma_q(double a, double x) {
@@ -156,7 +165,7 @@ double chi2_q_inverse(double q, double dof) {
       hi = x;
     }
     // d/dx ln Q(a, x) = -x^(a-1) e^-x / (Gamma(a) Q)
-    const double dlq = -std::exp((a - 1.0) * std::log(x) - x - std::lgamma(a) - lq);
+    const double dlq = -std::exp((a - 1.0) * std::log(x) - x - log_gamma(a) - lq);
     double next = x - f / dlq;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
     if (std::fabs(next - x) <= 1e-15 * x) return 2.0 * next;

@@ -76,9 +76,16 @@ std::string presto_dec_string(double src_dej) {
 }
 
 std::string login_name() {
-  if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
-  if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return user;
-  return "Unknown";
+  // Looked up once: getpwuid's result lives in static storage, so concurrent calls (.inf files
+  // made by several threads) would race.
+  static const std::string name = [] {
+    if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) {
+      return std::string(pw->pw_name);
+    }
+    if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return std::string(user);
+    return std::string("Unknown");
+  }();
+  return name;
 }
 
 }  // namespace
