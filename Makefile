@@ -3,6 +3,7 @@
 # packages (make deps) and build first, so a fresh clone needs nothing else.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
@@ -15,7 +16,7 @@ CUDA_ARCHS ?= $(if $(HAVE_GPU),,75-real)
 CMAKE_ARGS ?=
 CMAKE_CUDA := $(if $(CUDA_ARCHS),-DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)")
 
-.PHONY: all deps build test test-asan demo bench install fuzz format tidy clean
+.PHONY: all deps build test test-asan test-tsan demo bench install fuzz format tidy clean
 
 all: build
 
@@ -38,6 +39,16 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    FASTPSR_ASAN=1 ctest --output-on-failure -j $(JOBS) -LE gpu
+
+# ThreadSanitizer build of the CPU path, running the tests of the tools' own threads (the
+# accelsearch trial pipeline, the worker team). One OpenMP thread: libgomp is not instrumented,
+# so its regions would report races that are not there.
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DFASTPSR_WITH_CUDA=OFF \
+	      -DFASTPSR_SANITIZE=thread -DFASTPSR_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS=-O1
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 \
+	    ctest --output-on-failure -j $(JOBS) -R 'cli: accelsearch$$|queue|worker team|searcher reuse'
 
 demo: build
 	@tools/demo.sh $(BUILD)/bin
