@@ -173,12 +173,11 @@ int run(int argc, char** argv) {
   // optimises its candidates in about a tenth of a second on one core: several of each at once,
   // a quarter of the cores for each stage. The CPU searcher uses every core itself.
   if (o.trial_threads > 0) {
-    settings.prepare_threads = o.trial_threads;
+    settings.stage_threads = o.trial_threads;
   } else if (device.backend != Backend::cpu) {
     const int cores = o.ncpus > 0 ? o.ncpus : static_cast<int>(std::thread::hardware_concurrency());
-    settings.prepare_threads = std::clamp(cores / 4, 1, 4);
+    settings.stage_threads = std::clamp(cores / 4, 1, 4);
   }
-  settings.finish_threads = settings.prepare_threads;
   std::optional<AccelStreamInput> stream;
   TrialSource source;
   if (streaming) {

@@ -219,8 +219,8 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
     return out;
   }
   const bool files = source.count > 0;
-  const int preparers = std::max(1, settings.prepare_threads);
-  const int finishers = std::max(1, settings.finish_threads);
+  const int preparers = std::max(1, settings.stage_threads);
+  const int finishers = preparers;
   // Trials waiting between the stages: one per thread of a stage and two more.
   ReorderQueue<TrialPtr> to_search(static_cast<std::size_t>(preparers) + 2);
   BoundedQueue<TrialPtr> to_finish(static_cast<std::size_t>(finishers) + 1);

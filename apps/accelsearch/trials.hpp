@@ -27,10 +27,9 @@ struct TrialSettings {
   AccelConfig config;
   AccelSearchOptions search;
   DeviceChoice device;
-  std::size_t batch = 1;    ///< trials searched together (GPU: search_batch)
-  bool serial = false;      ///< one stage at a time, a new searcher whenever the plan changes
-  int prepare_threads = 1;  ///< trials prepared at once
-  int finish_threads = 1;   ///< trials optimised and written at once
+  std::size_t batch = 1;  ///< trials searched together (GPU: search_batch)
+  bool serial = false;    ///< one stage at a time, a new searcher whenever the plan changes
+  int stage_threads = 1;  ///< trials prepared at once, and trials optimised and written at once
 };
 
 /// Where the trials come from: `count` files read by read_file(i) (called from several threads

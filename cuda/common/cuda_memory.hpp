@@ -85,9 +85,9 @@ class Stream {
     int least = 0;
     int greatest = 0;
     FASTPSR_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    Stream st(0);
-    FASTPSR_CUDA_TRY(cudaStreamCreateWithPriority(&st.s_, cudaStreamNonBlocking, greatest));
-    return st;
+    cudaStream_t s = nullptr;
+    FASTPSR_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+    return Stream(s);
   }
   ~Stream() {
     if (s_ != nullptr) {
@@ -105,7 +105,7 @@ class Stream {
   void wait(cudaEvent_t e) const { FASTPSR_CUDA_TRY(cudaStreamWaitEvent(s_, e, 0)); }
 
  private:
-  explicit Stream(int /*empty*/) {}
+  explicit Stream(cudaStream_t s) noexcept : s_(s) {}  // takes ownership
   cudaStream_t s_ = nullptr;
 };
 

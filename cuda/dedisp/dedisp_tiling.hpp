@@ -238,6 +238,17 @@ FASTPSR_HD const std::uint32_t* at_byte(const std::uint32_t* p, std::int32_t byt
   return reinterpret_cast<const std::uint32_t*>(reinterpret_cast<const char*>(p) + bytes);
 }
 
+/// Words::load_unless below in plain C++ (the host, and tiles other than T = 4 on the device):
+/// the T words of each row unless its offset carries kReuseFlag, each made a W::Word.
+template <class W, int T>
+FASTPSR_HD void load_words_unless(typename W::Word (&a)[T], typename W::Word (&b)[T], const std::uint32_t* ra,
+                                  const std::uint32_t* rb, std::int32_t oa, std::int32_t ob) {
+  for (int k = 0; k < T; ++k) {
+    if ((oa & kReuseFlag) == 0) a[k] = W::load(at_byte(ra, oa)[32 * k]);
+    if ((ob & kReuseFlag) == 0) b[k] = W::load(at_byte(rb, ob)[32 * k]);
+  }
+}
+
 /// The words a thread loaded for one DM, kept by the reuse path of ThreadTile::add_rows so that
 /// the next DM, where it has the same delay in a row, adds them again. `load_unless` loads the T
 /// words (32 words apart) of row `ra` at byte offset `oa` unless the offset carries kReuseFlag,
@@ -271,10 +282,7 @@ struct Words {
     } else  // NOLINT(readability-misleading-indentation): the other tiles and the host
 #endif
     {
-      for (int k = 0; k < T; ++k) {
-        if ((oa & kReuseFlag) == 0) a[k] = load(at_byte(ra, oa)[32 * k]);
-        if ((ob & kReuseFlag) == 0) b[k] = load(at_byte(rb, ob)[32 * k]);
-      }
+      load_words_unless<Words, T>(a, b, ra, rb, oa, ob);
     }
   }
   FASTPSR_HD static void add2(typename P::Partial& p, const Word& a, const Word& b, std::uint32_t aux) {
@@ -314,10 +322,7 @@ struct Words<Lanes4, 1> {
     } else  // NOLINT(readability-misleading-indentation): the other tiles and the host
 #endif
     {
-      for (int k = 0; k < T; ++k) {
-        if ((oa & kReuseFlag) == 0) a[k] = load(at_byte(ra, oa)[32 * k]);
-        if ((ob & kReuseFlag) == 0) b[k] = load(at_byte(rb, ob)[32 * k]);
-      }
+      load_words_unless<Words, T>(a, b, ra, rb, oa, ob);
     }
   }
   FASTPSR_HD static void add2(Lanes4::Partial& p, const Word& a, const Word& b, std::uint32_t /*aux*/) {

@@ -2,6 +2,7 @@
 #include "fastpsr/accel_searcher_reuse.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "fastpsr/error.hpp"
 
@@ -39,7 +40,7 @@ void ReusedFdotSearcher::search(std::span<const AccelTrialRef> trials) {
   const AccelSearchProblem& have = searcher_->problem();
   const auto n = static_cast<std::size_t>(have.numbins);
   // The searcher's thresholds: the lowest of the batch, stage by stage (each sink keeps its own).
-  std::vector<float> cut(trials.front().problem->powcut);
+  std::vector<float> cut(have.powcut.size(), std::numeric_limits<float>::infinity());
   bool exact = true;  // every trial has the searcher's own length
   for (const AccelTrialRef& t : trials) {
     FASTPSR_EXPECTS(t.problem != nullptr && t.sink != nullptr, "accel: a trial without its problem or sink");

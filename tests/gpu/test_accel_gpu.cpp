@@ -7,28 +7,20 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <random>
 #include <tuple>
 
 #include "fastpsr/accel_backends.hpp"
 #include "fastpsr/accel_output.hpp"
 #include "fastpsr/accel_search.hpp"
-#include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
 #include "fastpsr/presto_fft.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "support/reference_accel.hpp"
 #include "support/test_support.hpp"
 
 using namespace fastpsr;
 
 namespace {
-
-DeviceChoice gpu0() {
-  DeviceChoice d;
-  d.backend = Backend::cuda;
-  d.gpu_index = 0;
-  return d;
-}
 
 using Key = std::tuple<int, std::int64_t, int>;
 std::map<Key, float> keyed(const std::vector<AccelHit>& hits) {
@@ -37,18 +29,9 @@ std::map<Key, float> keyed(const std::vector<AccelHit>& hits) {
   return m;
 }
 
+// Noise and a drifting 4-harmonic signal at bin 3001.3, z 17 (amplitude 5/h, phase 0.3 h).
 std::vector<std::complex<float>> noisy(std::uint64_t seed, std::int64_t n) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
-  std::vector<std::complex<float>> x(static_cast<std::size_t>(n));
-  for (auto& v : x) v = {g(rng), g(rng)};
-  for (int h = 1; h <= 4; ++h) {
-    for (std::int64_t k = 0; k < n; ++k) {
-      x[static_cast<std::size_t>(k)] +=
-          std::complex<float>(std::polar(5.0 / h, 0.3 * h) * z_response(double(k) - h * 3001.3, h * 17.0));
-    }
-  }
-  return x;
+  return test::noisy_accel_spectrum(seed, n, 3001.3, 17.0, 5.0, 0.3);
 }
 
 }  // namespace
@@ -76,7 +59,7 @@ TEST_CASE("gpu accel: hits equal the CPU searcher's on both paths and interpolat
       AccelSearchOptions o;
       o.gpu_config["path"] = path;
       CollectingHitSink gpu_sink;
-      make_fdot_searcher(p, o, gpu0())->search(x, {}, gpu_sink);
+      make_fdot_searcher(p, o, test::first_gpu())->search(x, {}, gpu_sink);
       CHECK(gpu_sink.covered_begin == p.rk_begin);
       CHECK(gpu_sink.covered_end == p.rk_end);
       const auto got = keyed(gpu_sink.hits);
@@ -113,7 +96,7 @@ TEST_CASE("gpu accel: a batch gives what single searches give" * doctest::skip(!
   }
   AccelSearchOptions o;
   o.gpu_config.emplace("batch", "3");  // (operator[]= trips GCC 12's false -Wrestrict at -O3)
-  auto s = make_fdot_searcher(p, o, gpu0());
+  auto s = make_fdot_searcher(p, o, test::first_gpu());
   std::vector<CollectingHitSink> batch(3);
   std::vector<AccelHitSink*> sinks{&batch[0], &batch[1], &batch[2]};
   std::vector<AccelPowerScale> scales(3);
@@ -142,7 +125,7 @@ TEST_CASE("gpu accel: CPU and GPU give the same candidate list on the PRESTO bin
     return finish_candidates(plan, list, spec).candidates;
   };
   auto cpu_searcher = cpu::make_fdot_searcher(plan.problem, {});
-  auto gpu_searcher = make_fdot_searcher(plan.problem, {}, gpu0());
+  auto gpu_searcher = make_fdot_searcher(plan.problem, {}, test::first_gpu());
   const auto a = run(*cpu_searcher);
   const auto b = run(*gpu_searcher);
   REQUIRE(a.size() == b.size());

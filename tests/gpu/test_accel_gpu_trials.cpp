@@ -16,22 +16,11 @@
 
 using namespace fastpsr;
 
-namespace {
-
-DeviceChoice gpu0() {
-  DeviceChoice d;
-  d.backend = Backend::cuda;
-  d.gpu_index = 0;
-  return d;
-}
-
-}  // namespace
-
 TEST_CASE("gpu accel: a searcher made for a longer trial gives a shorter one's hits exactly" *
           doctest::skip(!cuda_accel_available())) {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
-  const DeviceChoice gpu = gpu0();
+  const DeviceChoice gpu = test::first_gpu();
   for (const char* batch : {"1", "4"}) {
     for (const char* path : {"custom", "cufft"}) {
       CAPTURE(batch);
@@ -49,7 +38,7 @@ TEST_CASE("gpu accel: overlap=1 gives the hits of overlap=0, overflow re-searche
           doctest::skip(!cuda_accel_available())) {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
-  const DeviceChoice gpu = gpu0();
+  const DeviceChoice gpu = test::first_gpu();
   AccelSearchProblem p;
   p.numbins = 1 << 15;
   p.zmax = 20;

@@ -93,13 +93,14 @@ std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, 
   return hits;
 }
 
-std::vector<std::complex<float>> noisy_accel_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0) {
+std::vector<std::complex<float>> noisy_accel_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0,
+                                                      double amplitude, double phase_step) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
   std::vector<std::complex<float>> x(static_cast<std::size_t>(numbins));
   for (auto& v : x) v = {g(rng), g(rng)};
   for (int h = 1; h <= 4; ++h) {
-    const std::complex<double> amp = std::polar(6.0 / h, 0.7 * h);
+    const std::complex<double> amp = std::polar(amplitude / h, phase_step * h);
     for (std::int64_t k = 0; k < numbins; ++k) {
       x[static_cast<std::size_t>(k)] += std::complex<float>(amp * z_response(double(k) - h * r0, h * z0));
     }

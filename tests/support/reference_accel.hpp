@@ -24,7 +24,9 @@ std::vector<AccelHit> reference_hits(const std::vector<std::complex<float>>& x, 
                                      const AccelPowerScale& scale = {});
 
 /// Unit-variance complex noise (seeded) plus a drifting pulsar-like signal with 4 harmonics: the
-/// fundamental at average bin r0 with drift z0 (harmonic h at h r0, h z0, amplitude 6/h).
-std::vector<std::complex<float>> noisy_accel_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0);
+/// fundamental at average bin r0 with drift z0 (harmonic h at h r0, h z0, amplitude
+/// `amplitude`/h, phase h `phase_step`).
+std::vector<std::complex<float>> noisy_accel_spectrum(std::uint64_t seed, std::int64_t numbins, double r0, double z0,
+                                                      double amplitude = 6.0, double phase_step = 0.7);
 
 }  // namespace fastpsr::test

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "fastpsr/device.hpp"
+
 namespace fastpsr::test {
 
 /// ../shared/data beside the checkout, when present (else nullopt, and a one-time message).
@@ -49,5 +51,13 @@ CommandResult run_command(const std::string& command);
 
 std::vector<std::uint8_t> read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::vector<std::uint8_t>& bytes);
+
+/// The CUDA backend on GPU 0 (the GPU tests' device).
+inline DeviceChoice first_gpu() {
+  DeviceChoice d;
+  d.backend = Backend::cuda;
+  d.gpu_index = 0;
+  return d;
+}
 
 }  // namespace fastpsr::test
