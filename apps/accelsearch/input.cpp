@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "input.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -40,7 +41,15 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root) {
   if (x.empty()) throw Error(ErrorCode::format, "the time series is empty", ts.path);
   check_finite(x, ts.path);
   if (x.size() % 2 != 0) {
-    log_warning("{}: odd length {}: the last sample is dropped for the real FFT", ts.path, x.size());
+    // dedisp's trials lose a few samples each as the DM grows, so about half of a run's trials
+    // can have odd lengths: warn once, not once per trial.
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+      log_warning("{}: odd length {}: the last sample is dropped for the real FFT (said once; -v names every input)",
+                  ts.path, x.size());
+    } else {
+      log_verbose("{}: odd length {}: the last sample is dropped for the real FFT", ts.path, x.size());
+    }
     x.pop_back();
   }
   if (x.size() < 2) throw Error(ErrorCode::format, "the time series is too short to search", ts.path);
