@@ -55,6 +55,8 @@ std::vector<TuneAxis> ppf_axes(bool complex_out) {
   a.push_back({"fir", {"register", "cache", "shared"}});
   a.push_back({"cb", ints({32, 64, 128, 256})});
   a.push_back({"sb", ints({4, 8, 16, 32, 64})});
+  a.push_back({"cpt", ints({1, 2})});
+  a.push_back({"pipe", ints({1, 2})});
   a.push_back({"ry", ints({2, 4, 8})});
   a.push_back({"chunk", ints({64, 256, 1024, 4096})});
   if (!complex_out) {

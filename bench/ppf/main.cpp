@@ -106,6 +106,17 @@ std::vector<Setup> setups() {
   return v;
 }
 
+std::string describe(const Setup& s);
+
+// The setups named `only` (a setup name, or a problem as describe() prints it), or all.
+std::vector<Setup> setups(const std::string& only) {
+  std::vector<Setup> v;
+  for (const auto& s : setups()) {
+    if (only.empty() || s.name == only || describe(s) == only) v.push_back(s);
+  }
+  return v;
+}
+
 std::size_t spectra_for(const Setup& s, double samples) {
   const auto n = static_cast<std::size_t>(samples / (static_cast<double>(s.nchans) * s.npol));
   return std::max<std::size_t>(n / static_cast<std::size_t>(s.nint), 1) * static_cast<std::size_t>(s.nint);
@@ -129,6 +140,7 @@ int main(int argc, char** argv) {
   [[maybe_unused]] bool sweep = true;  // GPU only
   double scale = 1.0;
   std::vector<const char*> only_configs;  // GPU: these --gpu-config alone (profiling), no sweep
+  std::string only_setup;                 // --setup NAME: that setup alone (profiling)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cpu-only") == 0) {
       gpu = false;
@@ -140,9 +152,13 @@ int main(int argc, char** argv) {
       scale = std::atof(argv[++i]);
     } else if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
       only_configs.push_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--setup") == 0 && i + 1 < argc) {
+      only_setup = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--config KEY=V,...]...\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--setup NAME] [--config KEY=V,...]...\n",
+          argv[0]);
       return 2;
     }
   }
@@ -157,7 +173,7 @@ int main(int argc, char** argv) {
                   copy_bw / 1e9);
       const double samples = 1.34e8 * scale;  // 2^27 complex samples per run
       ChanneliserOptions opt;
-      for (const auto& s : setups()) {
+      for (const auto& s : setups(only_setup)) {
         if (!only_configs.empty()) break;
         const auto plan = plan_of(s);
         const auto t = cuda::benchmark_device_ppf(plan, opt, 0, spectra_for(s, samples), 10, true);
@@ -181,9 +197,18 @@ int main(int argc, char** argv) {
                                             "fft=fused,radix=8",
                                             "fft=fused,radix=16",
                                             "chunk=533",
-                                            "fft=fused,chunk=4096,seg=8"};
+                                            "fft=fused,chunk=4096,seg=8",
+                                            "sb=8,cpt=1,pipe=1",
+                                            "sb=16,cpt=1",
+                                            "sb=8,cpt=2",
+                                            "sb=16,cpt=2",
+                                            "pipe=1",
+                                            "pipe=2",
+                                            "graph=1",
+                                            "pipe=2,l2=persist,graph=1",
+                                            "pipe=2,l2=persist,graph=1,chunk=256"};
         if (!only_configs.empty()) configs = only_configs;
-        for (const auto& s : setups()) {
+        for (const auto& s : setups(only_setup)) {
           if (s.name == "ppf-1k" && only_configs.empty()) continue;  // --config: every setup
           const auto plan = plan_of(s);
           for (const char* c : configs) {
@@ -212,7 +237,7 @@ int main(int argc, char** argv) {
       const double samples = 8.4e6 * scale;  // 2^23 complex samples per run
       ChanneliserOptions opt;
       opt.fftw_effort = ChanneliserOptions::FftwEffort::measure;
-      for (const auto& s : setups()) {
+      for (const auto& s : setups(only_setup)) {
         const auto plan = plan_of(s);
         const auto t = cpu::benchmark_cpu_ppf(plan, opt, spectra_for(s, samples), 3);
         results.push_back(make_result("cpu", s, plan, t.rows, t.total_ms, t.fir_ms, t.fft_ms, copy_bw, t.config));

@@ -62,13 +62,19 @@ std::string GpuConfig::describe() const {
   const std::string fft = fused_fft ? fmt::format(", FFT + detection fused (Stockham radix {}, {} spectra per block)",
                                                   1 << fft_log2r, segment_spectra)
                                     : std::string(", cuFFT");
-  return describe_fir() + fft;
+  std::string sched;
+  if (buffers == 2) sched += ", 2 buffers on 2 streams";
+  if (l2_persist) sched += ", buffers persisting in L2";
+  if (graph) sched += ", CUDA graph";
+  return describe_fir() + fft + sched;
 }
 
 std::string GpuConfig::describe_fir() const {
   if (fir == Fir::reg) {
-    return fmt::format("FIR register kernel ({} channels x {} spectra per thread, taps in registers), chunk {} spectra",
-                       cache.block_channels, cache.spectra_per_thread, chunk_spectra);
+    return fmt::format(
+        "FIR register kernel ({} channels x {} spectra per thread{}, taps in registers), chunk {} spectra",
+        cache.block_channels, cache.spectra_per_thread,
+        cache.channels_per_thread == 2 ? ", 2 adjacent channels a thread" : "", chunk_spectra);
   }
   if (fir == Fir::cache) {
     return fmt::format("FIR cache kernel ({} channels x {} spectra per thread), chunk {} spectra", cache.block_channels,
@@ -83,10 +89,10 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
     if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix" &&
-        k != "cluster") {
+        k != "cluster" && k != "pipe" && k != "l2" && k != "graph" && k != "cpt") {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix, "
-                              "cluster)",
+                              "cluster, pipe, l2, graph, cpt)",
                               k));
     }
   }
@@ -122,6 +128,7 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     }
   }
   if (cfg.fir == GpuConfig::Fir::shared) {
+    FASTPSR_EXPECTS(kv.count("cpt") == 0, "--gpu-config cpt=: only for the register kernel (fir=register)");
     FirSharedConfig& s = cfg.shared;
     s.block_channels = config_int(kv, "cb", 32);
     const int sb = config_int(kv, "sb", 32);
@@ -143,7 +150,15 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   } else {
     FirCacheConfig& c = cfg.cache;
     c.block_channels = config_int(kv, "cb", 128);
-    c.spectra_per_thread = config_int(kv, "sb", 8);
+    // The register kernel at T <= 16: 16 spectra a thread (one polarisation; 8 with two), two
+    // channels a thread where the channel count is even and two samples make one load: 64
+    // accumulators. H200, C = 4096, T = 16, ci8: its FIR kernel 65 -> 52 us a 4096-spectrum chunk
+    // against 8 x 1 (ncu), the PPF 126 -> 139 Gsamp/s (docs/PERFORMANCE.md, ppf).
+    const bool wide_default = cfg.fir == GpuConfig::Fir::reg && ntaps <= 16;
+    const bool cpt_possible = plan.nchans() % 2 == 0 && !(plan.problem.input == VoltageType::cf32 && npol == 2);
+    c.spectra_per_thread = config_int(kv, "sb", wide_default && npol == 1 ? 16 : 8);
+    FASTPSR_EXPECTS(cfg.fir == GpuConfig::Fir::reg || kv.count("cpt") == 0,
+                    "--gpu-config cpt=: only for the register kernel (fir=register)");
     FASTPSR_EXPECTS(c.block_channels >= 1 && c.block_channels <= props.max_threads_per_block,
                     "--gpu-config cb={}: not in 1 ... {}", c.block_channels, props.max_threads_per_block);
     if (cfg.fir == GpuConfig::Fir::reg) {
@@ -151,6 +166,14 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                       "--gpu-config sb={}: the register kernel takes 4, 8 or 16", c.spectra_per_thread);
       FASTPSR_EXPECTS(fir_register_supports(ntaps, c.spectra_per_thread),
                       "--gpu-config fir=register: its taps are compiled for T = 4, 8, 16, 32 or 64, not {}", ntaps);
+      const bool cpt2_default = wide_default && cpt_possible && c.spectra_per_thread * npol <= 16;
+      c.channels_per_thread = config_int(kv, "cpt", cpt2_default ? 2 : 1);
+      FASTPSR_EXPECTS(c.channels_per_thread == 1 || c.channels_per_thread == 2, "--gpu-config cpt={}: not 1 or 2",
+                      c.channels_per_thread);
+      FASTPSR_EXPECTS(c.channels_per_thread == 1 || cpt_possible,
+                      "--gpu-config cpt=2: needs an even channel count ({}) and at most 16 bytes for two samples "
+                      "(not cf32 with two polarisations)",
+                      plan.nchans());
     } else {
       FASTPSR_EXPECTS(is_one_of(c.spectra_per_thread, {1, 2, 4, 8, 16, 32}),
                       "--gpu-config sb={}: the cache kernel takes 1, 2, 4, 8, 16 or 32", c.spectra_per_thread);
@@ -165,7 +188,29 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const std::size_t l2_spectra = std::max<std::size_t>(props.l2_bytes, std::size_t{4} << 20) / 3 / spectrum_bytes;
   const std::size_t fill_spectra = (std::size_t{1} << 24) / plan.out_channels();
   const auto chunk_default = static_cast<int>(std::clamp<std::size_t>(std::max(l2_spectra, fill_spectra), 1, 65535));
-  cfg.chunk_spectra = config_int(kv, "chunk", chunk_default);
+  // pipe / l2 / graph: how the chunks of the FIR -> FFT path are scheduled (not fft=cluster).
+  // Complex output: two buffers on two streams by default (H200, C = 4096, T = 16, ci8: +4-5%);
+  // power output keeps one (the fused FFT + detection beside the FIR measured slower there).
+  cfg.buffers = config_int(kv, "pipe", plan.complex_output() ? 2 : 1);
+  FASTPSR_EXPECTS(cfg.buffers == 1 || cfg.buffers == 2, "--gpu-config pipe={}: not 1 or 2", cfg.buffers);
+  const auto l2 = kv.find("l2");
+  if (l2 != kv.end()) {
+    FASTPSR_EXPECTS(l2->second == "persist" || l2->second == "normal", "--gpu-config l2={}: not persist or normal",
+                    l2->second);
+    cfg.l2_persist = l2->second == "persist";
+  }
+  int persisting_l2 = 0;
+  if (cfg.l2_persist) {
+    FASTPSR_CUDA_TRY(cudaDeviceGetAttribute(&persisting_l2, cudaDevAttrMaxPersistingL2CacheSize, props.ordinal));
+    FASTPSR_EXPECTS(persisting_l2 > 0, "--gpu-config l2=persist: this GPU has no persisting L2 cache");
+  }
+  const int graph = config_int(kv, "graph", 0);
+  FASTPSR_EXPECTS(graph == 0 || graph == 1, "--gpu-config graph={}: not 0 or 1", graph);
+  cfg.graph = graph == 1;
+  // With l2=persist the default chunk fills the persisting part of L2 with the buffers.
+  const int chunk_persist = static_cast<int>(std::clamp<std::size_t>(
+      static_cast<std::size_t>(persisting_l2) / static_cast<std::size_t>(cfg.buffers) / spectrum_bytes, 1, 65535));
+  cfg.chunk_spectra = config_int(kv, "chunk", cfg.l2_persist ? chunk_persist : chunk_default);
   FASTPSR_EXPECTS(cfg.chunk_spectra >= 1 && cfg.chunk_spectra <= 65535, "--gpu-config chunk={}: not in 1 ... 65535",
                   cfg.chunk_spectra);
 
@@ -192,6 +237,8 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
   if (fft != kv.end() && fft->second == "cluster") {
+    FASTPSR_EXPECTS(kv.count("pipe") + kv.count("l2") + kv.count("graph") == 0,
+                    "--gpu-config pipe=, l2= and graph=: not with fft=cluster (one kernel, no chunks)");
     cfg.fir_fft = true;
     const bool sm90 = props.sm_major >= 9;
     const InType type = in_type(plan.problem.input);
@@ -296,9 +343,32 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
   }
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
-  filt_ = DeviceBuffer<float2>(f * chunk * c * pol);
+  filt_each_ = f * chunk * c * pol;
+  filt_ = DeviceBuffer<float2>(filt_each_ * static_cast<std::size_t>(cfg_.buffers));
   // A partial chunk transforms stale spectra too; they must be finite from the start.
   FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
+  if (cfg_.buffers == 2) {
+    second_.emplace();
+    for (int b = 0; b < 2; ++b) {
+      fir_done_.emplace_back();
+      fft_done_.emplace_back();
+    }
+    fork_.emplace();
+    join_.emplace();
+  }
+  if (cfg_.l2_persist) {
+    int dev = 0;
+    int max_persist = 0;
+    int max_window = 0;
+    FASTPSR_CUDA_TRY(cudaGetDevice(&dev));
+    FASTPSR_CUDA_TRY(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev));
+    FASTPSR_CUDA_TRY(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, dev));
+    FASTPSR_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+                                        std::min(filt_.bytes(), static_cast<std::size_t>(max_persist))));
+    l2_window_bytes_ = std::min(filt_.bytes(), static_cast<std::size_t>(max_window));
+    set_l2_window(stream_, true);
+    if (second_) set_l2_window(second_->get(), true);
+  }
   if (cfg_.fused_fft) {
     const int log2n = log2_of(plan_.nchans());
     const std::size_t rows = chunk / static_cast<std::size_t>(plan_.spectra_per_row());
@@ -309,15 +379,44 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     const int n = plan_.nchans();
     const int p = plan_.npol();
     if (plan_.complex_output()) {  // unit-stride input plane into the interleaved rows
-      fft_.make(n, 1, n, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, stream_);
+      fft_.make(n, 1, n, p, static_cast<int>(f) * n * p, cfg_.chunk_spectra, fft_stream());
     } else {
-      fft_.make(n, 1, n, 1, n, static_cast<int>(f) * cfg_.chunk_spectra, stream_);
+      fft_.make(n, 1, n, 1, n, static_cast<int>(f) * cfg_.chunk_spectra, fft_stream());
     }
   }
   if (cfg_.fir == GpuConfig::Fir::shared) {
     FASTPSR_CUDA_TRY(fir_shared_prepare(in_type(plan_.problem.input), plan_.npol(), cfg_.shared.spectra_per_thread,
                                         fir_shared_bytes(cfg_.shared, plan_.ntaps(), plan_.npol())));
   }
+}
+
+PpfEngine::~PpfEngine() {
+  for (const auto& g : graphs_) (void)cudaGraphExecDestroy(g.second);
+  if (cfg_.l2_persist) {
+    // The persisting lines and the limit are the context's: hand them back for other work.
+    (void)cudaStreamSynchronize(stream_);
+    if (second_) (void)cudaStreamSynchronize(second_->get());
+    cudaStreamAttrValue v{};
+    v.accessPolicyWindow.num_bytes = 0;
+    (void)cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v);
+    (void)cudaCtxResetPersistingL2Cache();
+    (void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  }
+}
+
+void PpfEngine::set_l2_window(cudaStream_t s, bool on) const {
+  std::size_t limit = 0;
+  FASTPSR_CUDA_TRY(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  cudaStreamAttrValue v{};
+  v.accessPolicyWindow.base_ptr = on ? static_cast<void*>(filt_.get()) : nullptr;
+  v.accessPolicyWindow.num_bytes = on ? l2_window_bytes_ : 0;
+  v.accessPolicyWindow.hitRatio =
+      on && l2_window_bytes_ > 0
+          ? static_cast<float>(std::min(1.0, static_cast<double>(limit) / static_cast<double>(l2_window_bytes_)))
+          : 0.0F;
+  v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  FASTPSR_CUDA_TRY(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v));
 }
 
 std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
@@ -336,13 +435,13 @@ std::size_t PpfEngine::segments_per_row() const noexcept {
   return (spr + seg - 1) / seg;
 }
 
-void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned stages) const {
+void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, const float2* filt, float* out, unsigned stages) const {
   const auto& p = plan_.problem;
   const std::size_t c = static_cast<std::size_t>(p.nchans);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
   FftDetectArgs a;
-  a.spec = filt_.get();
+  a.spec = filt;
   a.spec_coarse_stride = chunk * c;
   a.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
   a.twiddle = twiddle_.get();
@@ -360,17 +459,18 @@ void PpfEngine::fused_chunk(std::size_t s0, std::size_t n, float* out, unsigned 
   a.row_floats = plan_.row_floats();
   a.if_stride = plan_.out_channels();
   const int rows = static_cast<int>(n / spr);
-  if ((stages & kStageFft) != 0) FASTPSR_CUDA_TRY(launch_fft_detect(a, p.npol, rows, stream_));
-  if ((stages & kStageDetect) != 0) FASTPSR_CUDA_TRY(launch_sum_segments(a, plan_.nifs(), rows, stream_));
+  if ((stages & kStageFft) != 0) FASTPSR_CUDA_TRY(launch_fft_detect(a, p.npol, rows, fft_stream()));
+  if ((stages & kStageDetect) != 0) FASTPSR_CUDA_TRY(launch_sum_segments(a, plan_.nifs(), rows, fft_stream()));
 }
 
-void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
+void PpfEngine::fft_chunk(std::size_t s0, const float2* filt_in, float2* out) const {
   const auto& p = plan_.problem;
   const std::size_t c = static_cast<std::size_t>(p.nchans);
   const std::size_t pol = static_cast<std::size_t>(p.npol);
   const std::size_t f_count = static_cast<std::size_t>(p.ncoarse);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
-  auto* filt = reinterpret_cast<cufftComplex*>(filt_.get());
+  // cuFFT takes non-const pointers; in place for power output, read-only for complex output.
+  auto* filt = reinterpret_cast<cufftComplex*>(const_cast<float2*>(filt_in));
   const std::size_t pol_stride = f_count * chunk * c;
   const int dir = plan_.inverse_fft ? CUFFT_INVERSE : CUFFT_FORWARD;
   if (!plan_.complex_output()) {
@@ -388,7 +488,7 @@ void PpfEngine::fft_chunk(std::size_t s0, float2* out) const {
       cufftComplex* src = filt + q * pol_stride + f * chunk * c;
       if (c == 1) {  // a 1-point DFT is the identity: place the values
         FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(dst + q, f_count * pol * sizeof(cufftComplex), src, sizeof(cufftComplex),
-                                           sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, stream_));
+                                           sizeof(cufftComplex), chunk, cudaMemcpyDeviceToDevice, fft_stream()));
       } else {
         FASTPSR_CUFFT_TRY(cufftExecC2C(fft_.get(), src, dst + q, dir));
       }
@@ -428,67 +528,139 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
 }
 
 void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
-  const auto& p = plan_.problem;
   if (cfg_.fir_fft) {  // one kernel over every row; it times as the FIR stage
     FASTPSR_EXPECTS(rows <= 0x7fffffffU, "{} rows in one push: more than the fused kernel takes", rows);
     if ((stages & kStageFir) != 0) fir_fft_all(in, in_coarse_stride, rows, out);
     return;
   }
-  const std::size_t c = static_cast<std::size_t>(p.nchans);
-  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
-  const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
-  const std::size_t total = rows * spr;
-  const bool detect = !plan_.complex_output() && !cfg_.fused_fft && (stages & kStageDetect) != 0;
-  if (detect) FASTPSR_CUDA_TRY(cudaMemsetAsync(out, 0, rows * plan_.row_floats() * sizeof(float), stream_));
-  for (std::size_t s0 = 0; s0 < total; s0 += chunk) {
-    const std::size_t n = std::min(chunk, total - s0);
-    if ((stages & kStageFir) != 0) {
-      FirArgs a;
-      a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
-      a.in_coarse_stride = in_coarse_stride;
-      a.coeff = coeff_.get();
-      a.phase = phase_.get();
-      a.out = filt_.get();
-      a.out_coarse_stride = chunk * c;
-      a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
-      a.nchans = p.nchans;
-      a.ntaps = p.ntaps;
-      a.nspectra = static_cast<int>(n);
-      a.ncoarse = p.ncoarse;
-      a.npol = p.npol;
-      a.type = in_type(p.input);
-      if (cfg_.fir == GpuConfig::Fir::reg) {
-        FASTPSR_CUDA_TRY(launch_fir_register(a, cfg_.cache, stream_));
-      } else if (cfg_.fir == GpuConfig::Fir::cache) {
-        FASTPSR_CUDA_TRY(launch_fir_cache(a, cfg_.cache, stream_));
-      } else {
-        FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
-      }
-    }
-    if (cfg_.fused_fft) {
-      fused_chunk(s0, n, static_cast<float*>(out), stages);
-    } else if ((stages & kStageFft) != 0) {
-      fft_chunk(s0, static_cast<float2*>(out));
-    }
-    if (detect) {
-      DetectArgs d;
-      d.spec = filt_.get();
-      d.spec_coarse_stride = chunk * c;
-      d.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
-      d.nchans = p.nchans;
-      d.npol = p.npol;
-      d.ncoarse = p.ncoarse;
-      d.descending = p.descending;
-      d.g0 = static_cast<long long>(s0);
-      d.n = static_cast<int>(n);
-      d.spectra_per_row = plan_.spectra_per_row();
-      d.detection = static_cast<int>(p.detection);
-      d.out = static_cast<float*>(out);
-      d.row_floats = plan_.row_floats();
-      d.if_stride = plan_.out_channels();
-      FASTPSR_CUDA_TRY(launch_detect(d, stream_));
+  if (!cfg_.graph) {
+    run_chunks(in, in_coarse_stride, rows, out, stages);
+    return;
+  }
+  // graph=1: a push is run directly the first time its arguments are seen (which also loads every
+  // kernel, cuFFT's included, outside a capture), captured the second time, and replayed after.
+  constexpr std::size_t kKept = 4;
+  const PushKey key = std::make_tuple(in, in_coarse_stride, rows, out, stages);
+  for (const auto& [k, exec] : graphs_) {
+    if (k == key) {
+      FASTPSR_CUDA_TRY(cudaGraphLaunch(exec, stream_));
+      return;
     }
   }
+  if (std::find(seen_.begin(), seen_.end(), key) == seen_.end()) {
+    if (seen_.size() == kKept) seen_.erase(seen_.begin());
+    seen_.push_back(key);
+    run_chunks(in, in_coarse_stride, rows, out, stages);
+    return;
+  }
+  FASTPSR_CUDA_TRY(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t graph = nullptr;
+  try {
+    run_chunks(in, in_coarse_stride, rows, out, stages);
+  } catch (...) {
+    (void)cudaStreamEndCapture(stream_, &graph);
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    throw;
+  }
+  FASTPSR_CUDA_TRY(cudaStreamEndCapture(stream_, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  (void)cudaGraphDestroy(graph);
+  FASTPSR_CUDA_TRY(made);
+  if (graphs_.size() == kKept) {
+    (void)cudaGraphExecDestroy(graphs_.front().second);
+    graphs_.erase(graphs_.begin());
+  }
+  graphs_.emplace_back(key, exec);
+  FASTPSR_CUDA_TRY(cudaGraphLaunch(exec, stream_));
+}
+
+void PpfEngine::run_chunks(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  const std::size_t total = rows * static_cast<std::size_t>(plan_.spectra_per_row());
+  const bool detect = !plan_.complex_output() && !cfg_.fused_fft && (stages & kStageDetect) != 0;
+  if (detect) FASTPSR_CUDA_TRY(cudaMemsetAsync(out, 0, rows * plan_.row_floats() * sizeof(float), stream_));
+  const bool two = cfg_.buffers == 2;
+  if (two) {  // the second stream starts after everything before this push (and the memset)
+    fork_->record(stream_);
+    second_->wait(fork_->get());
+  }
+  std::size_t k = 0;
+  for (std::size_t s0 = 0; s0 < total; s0 += chunk, ++k) {
+    const std::size_t n = std::min(chunk, total - s0);
+    const int b = two ? static_cast<int>(k % 2) : 0;
+    float2* filt = filt_buffer(b);
+    // The FIR of chunk k overwrites the buffer the FFT of chunk k - 2 read.
+    if (two && k >= 2) FASTPSR_CUDA_TRY(cudaStreamWaitEvent(stream_, fft_done_[b].get(), 0));
+    if ((stages & kStageFir) != 0) fir_chunk(in, in_coarse_stride, s0, n, filt);
+    if (two) {
+      fir_done_[b].record(stream_);
+      second_->wait(fir_done_[b].get());
+    }
+    after_fir(s0, n, filt, out, stages);
+    if (two) fft_done_[b].record(second_->get());
+  }
+  if (two) {
+    join_->record(second_->get());
+    FASTPSR_CUDA_TRY(cudaStreamWaitEvent(stream_, join_->get(), 0));
+  }
+}
+
+void PpfEngine::fir_chunk(const void* in, std::size_t in_coarse_stride, std::size_t s0, std::size_t n,
+                          float2* filt) const {
+  const auto& p = plan_.problem;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  FirArgs a;
+  a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
+  a.in_coarse_stride = in_coarse_stride;
+  a.coeff = coeff_.get();
+  a.phase = phase_.get();
+  a.out = filt;
+  a.out_coarse_stride = chunk * c;
+  a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+  a.nchans = p.nchans;
+  a.ntaps = p.ntaps;
+  a.nspectra = static_cast<int>(n);
+  a.ncoarse = p.ncoarse;
+  a.npol = p.npol;
+  a.type = in_type(p.input);
+  if (cfg_.fir == GpuConfig::Fir::reg) {
+    FASTPSR_CUDA_TRY(launch_fir_register(a, cfg_.cache, stream_));
+  } else if (cfg_.fir == GpuConfig::Fir::cache) {
+    FASTPSR_CUDA_TRY(launch_fir_cache(a, cfg_.cache, stream_));
+  } else {
+    FASTPSR_CUDA_TRY(launch_fir_shared(a, cfg_.shared, stream_));
+  }
+}
+
+// The FFT (and detection) of one chunk, on fft_stream().
+void PpfEngine::after_fir(std::size_t s0, std::size_t n, const float2* filt, void* out, unsigned stages) const {
+  const auto& p = plan_.problem;
+  if (cfg_.fused_fft) {
+    fused_chunk(s0, n, filt, static_cast<float*>(out), stages);
+    return;
+  }
+  if ((stages & kStageFft) != 0) fft_chunk(s0, filt, static_cast<float2*>(out));
+  if (plan_.complex_output() || (stages & kStageDetect) == 0) return;
+  const std::size_t c = static_cast<std::size_t>(p.nchans);
+  const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
+  DetectArgs d;
+  d.spec = filt;
+  d.spec_coarse_stride = chunk * c;
+  d.spec_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
+  d.nchans = p.nchans;
+  d.npol = p.npol;
+  d.ncoarse = p.ncoarse;
+  d.descending = p.descending;
+  d.g0 = static_cast<long long>(s0);
+  d.n = static_cast<int>(n);
+  d.spectra_per_row = plan_.spectra_per_row();
+  d.detection = static_cast<int>(p.detection);
+  d.out = static_cast<float*>(out);
+  d.row_floats = plan_.row_floats();
+  d.if_stride = plan_.out_channels();
+  FASTPSR_CUDA_TRY(launch_detect(d, fft_stream()));
 }
 
 }  // namespace fastpsr::cuda::ppf

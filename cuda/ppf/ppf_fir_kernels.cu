@@ -24,6 +24,30 @@ __device__ __forceinline__ void store_spectrum(float2* out, std::size_t pol_stri
   for (int p = 0; p < P; ++p) out[static_cast<std::size_t>(p) * pol_stride + idx] = v[p];
 }
 
+// CPT consecutive floats (coefficients of adjacent channels), as one load.
+template <int CPT>
+__device__ __forceinline__ void load_floats(const float* p, float (&w)[CPT]) {
+  if constexpr (CPT == 1) {
+    w[0] = __ldg(p);
+  } else {
+    static_assert(CPT == 2);
+    const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+    w[0] = v.x;
+    w[1] = v.y;
+  }
+}
+
+// CPT consecutive complex values, as one store.
+template <int CPT>
+__device__ __forceinline__ void store_complex(float2* p, const float2 (&v)[CPT]) {
+  if constexpr (CPT == 1) {
+    *p = v[0];
+  } else {
+    static_assert(CPT == 2);
+    *reinterpret_cast<float4*>(p) = make_float4(v[0].x, v[0].y, v[1].x, v[1].y);
+  }
+}
+
 // Algorithm 2: blockIdx.x over channel blocks, blockIdx.y over spectrum blocks of SB,
 // blockIdx.z over coarse channels. The taps of neighbouring spectra overlap, so the loads of
 // one thread hit L1 after the first.
@@ -162,71 +186,118 @@ __global__ void fir_shared_kernel(FirArgs a) {
   }
 }
 
-// The cache kernel with the taps known at compile time: a thread loads its channel's T
+// The cache kernel with the taps known at compile time: a thread loads its channels' T
 // coefficients into registers once, then slides over SB + T − 1 raw spectra, loading and
 // converting each input sample once and adding it to every output it belongs to. Per output
 // that is (SB + T − 1)/SB loads and conversions (the int8/int16 → float conversions run at a
-// quarter of the FMA rate, which bounds the cache kernel at one conversion per tap).
-template <typename In, int P, int T, int SB>
-__global__ void fir_register_kernel(FirArgs a) {
-  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (c >= a.nchans) return;
-  const int s0 = static_cast<int>(blockIdx.y) * SB;
-  const int nvalid = min(SB, a.nspectra - s0);
-  const void* in =
-      static_cast<const char*>(a.in) + blockIdx.z * a.in_coarse_stride * sizeof(typename SampleVec<In, P>::type);
+// quarter of the FMA rate, which bounds the cache kernel at one conversion per tap). CPT = 2: a
+// thread owns two adjacent channels, so each load and store moves twice the bytes (a warp's ci8
+// load is 64 bytes with one channel a thread); the sums are the same, in the same order.
+// The body of the register kernel for one thread: FULL when all SB outputs exist (nearly every
+// thread), so that the unrolled loop carries no per-row test. Addresses advance by a pointer
+// step per raw spectrum instead of an index product per load: with (s0 + j)·C + c recomputed in
+// 64 bits for each load, the address arithmetic and the row tests were more than half of the
+// kernel's instructions (PTX: ~110 instructions an output for 33 FMAs; ncu: issue-bound at 74%).
+template <typename In, int P, int T, int SB, int CPT, bool FULL>
+__device__ __forceinline__ void fir_register_thread(const FirArgs& a, int c, int s0, int nvalid) {
+  using V = typename SampleVec<In, P>::type;
   const std::size_t C = static_cast<std::size_t>(a.nchans);
-  float w[T];
+  const V* src = static_cast<const V*>(a.in) + blockIdx.z * a.in_coarse_stride + static_cast<std::size_t>(s0) * C + c;
+  float w[T][CPT];
+  const float* coeff = a.coeff + c;
 #pragma unroll
-  for (int t = 0; t < T; ++t) w[t] = __ldg(a.coeff + static_cast<std::size_t>(t) * C + c);
-  float2 acc[SB][P];
+  for (int t = 0; t < T; ++t, coeff += C) load_floats<CPT>(coeff, w[t]);
+  float2 acc[SB][CPT][P];
 #pragma unroll
   for (int r = 0; r < SB; ++r) {
 #pragma unroll
-    for (int p = 0; p < P; ++p) acc[r][p] = make_float2(0.0F, 0.0F);
+    for (int k = 0; k < CPT; ++k) {
+#pragma unroll
+      for (int p = 0; p < P; ++p) acc[r][k][p] = make_float2(0.0F, 0.0F);
+    }
   }
   const int rows = nvalid + T - 1;  // raw spectra this thread may read
 #pragma unroll
-  for (int j = 0; j < SB + T - 1; ++j) {
-    float2 x[P];
-    if (j < rows) {
-      load_sample<In, P>(in, static_cast<std::size_t>(s0 + j) * C + c, x);
+  for (int j = 0; j < SB + T - 1; ++j, src += C) {
+    float2 x[CPT][P];
+    if (FULL || j < rows) {
+      load_samples<In, P, CPT>(src, x);
     } else {
 #pragma unroll
-      for (int p = 0; p < P; ++p) x[p] = make_float2(0.0F, 0.0F);
+      for (int k = 0; k < CPT; ++k) {
+#pragma unroll
+        for (int p = 0; p < P; ++p) x[k][p] = make_float2(0.0F, 0.0F);
+      }
     }
 #pragma unroll
     for (int r = 0; r < SB; ++r) {
       const int t = j - r;  // taps in increasing order for every output, as in the other kernels
       if (t >= 0 && t < T) {
 #pragma unroll
-        for (int p = 0; p < P; ++p) {
-          acc[r][p].x = fmaf(w[t], x[p].x, acc[r][p].x);
-          acc[r][p].y = fmaf(w[t], x[p].y, acc[r][p].y);
+        for (int k = 0; k < CPT; ++k) {
+#pragma unroll
+          for (int p = 0; p < P; ++p) {
+            acc[r][k][p].x = fmaf(w[t][k], x[k][p].x, acc[r][k][p].x);
+            acc[r][k][p].y = fmaf(w[t][k], x[k][p].y, acc[r][k][p].y);
+          }
         }
       }
     }
   }
-  const float2 ph = __ldg(a.phase + c);
-  float2* out = a.out + blockIdx.z * a.out_coarse_stride;
+  float2 ph[CPT];
 #pragma unroll
-  for (int r = 0; r < SB; ++r) {
-    if (r < nvalid) {
-      float2 v[P];
+  for (int k = 0; k < CPT; ++k) ph[k] = __ldg(a.phase + c + k);
+  float2* dst = a.out + blockIdx.z * a.out_coarse_stride + static_cast<std::size_t>(s0) * C + c;
 #pragma unroll
-      for (int p = 0; p < P; ++p) v[p] = rotate(acc[r][p], ph);
-      store_spectrum<P>(out, a.out_pol_stride, static_cast<std::size_t>(s0 + r) * C + c, v);
+  for (int r = 0; r < SB; ++r, dst += C) {
+    if (FULL || r < nvalid) {
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        float2 v[CPT];
+#pragma unroll
+        for (int k = 0; k < CPT; ++k) v[k] = rotate(acc[r][k][p], ph[k]);
+        store_complex<CPT>(dst + static_cast<std::size_t>(p) * a.out_pol_stride, v);
+      }
     }
   }
 }
 
+template <typename In, int P, int T, int SB, int CPT>
+__global__ void fir_register_kernel(FirArgs a) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) * CPT;
+  if (c >= a.nchans) return;
+  const int s0 = static_cast<int>(blockIdx.y) * SB;
+  const int nvalid = min(SB, a.nspectra - s0);
+  if (nvalid == SB) {
+    fir_register_thread<In, P, T, SB, CPT, true>(a, c, s0, nvalid);
+  } else {
+    fir_register_thread<In, P, T, SB, CPT, false>(a, c, s0, nvalid);
+  }
+}
+
+template <typename In, int P, int T, int SB, int CPT>
+cudaError_t launch_register_cpt(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
+  const int per_block = cfg.block_channels * CPT;
+  const dim3 block(static_cast<unsigned>(cfg.block_channels));
+  const dim3 grid(static_cast<unsigned>((a.nchans + per_block - 1) / per_block),
+                  static_cast<unsigned>((a.nspectra + SB - 1) / SB), static_cast<unsigned>(a.ncoarse));
+  fir_register_kernel<In, P, T, SB, CPT><<<grid, block, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+// Two channels a thread where every wide load and store is aligned (else one: the same bits).
 template <typename In, int P, int T, int SB>
 cudaError_t launch_register(const FirArgs& a, const FirCacheConfig& cfg, cudaStream_t stream) {
-  const dim3 block(static_cast<unsigned>(cfg.block_channels));
-  const dim3 grid(static_cast<unsigned>((a.nchans + cfg.block_channels - 1) / cfg.block_channels),
-                  static_cast<unsigned>((a.nspectra + SB - 1) / SB), static_cast<unsigned>(a.ncoarse));
-  fir_register_kernel<In, P, T, SB><<<grid, block, 0, stream>>>(a);
-  return cudaGetLastError();
+  if constexpr (wide_load_exists<In, P, 2>()) {
+    using W = typename WideSample<In, P, 2>::type;
+    const auto aligned = [](const void* ptr, std::size_t n) { return reinterpret_cast<std::uintptr_t>(ptr) % n == 0; };
+    if (cfg.channels_per_thread == 2 && a.nchans % 2 == 0 && a.in_coarse_stride % 2 == 0 &&
+        a.out_coarse_stride % 2 == 0 && a.out_pol_stride % 2 == 0 && aligned(a.in, sizeof(W)) &&
+        aligned(a.out, sizeof(float4)) && aligned(a.coeff, sizeof(float2)) && aligned(a.phase, sizeof(float4))) {
+      return launch_register_cpt<In, P, T, SB, 2>(a, cfg, stream);
+    }
+  }
+  return launch_register_cpt<In, P, T, SB, 1>(a, cfg, stream);
 }
 
 template <typename In, int P, int T>

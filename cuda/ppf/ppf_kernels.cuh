@@ -39,8 +39,9 @@ struct FirArgs {
 /// The paper's cache kernel (Algorithm 2): a thread per channel keeps `spectra_per_thread`
 /// accumulators and reads taps through the L1/texture path.
 struct FirCacheConfig {
-  int block_channels = 128;    ///< threads per block, over channels
-  int spectra_per_thread = 8;  ///< 1, 2, 4, 8, 16 or 32
+  int block_channels = 128;     ///< threads per block, over channels
+  int spectra_per_thread = 8;   ///< 1, 2, 4, 8, 16 or 32
+  int channels_per_thread = 1;  ///< register kernel: 1, or 2 adjacent channels (one wide load and store)
 };
 /// The paper's shared-memory kernel (Algorithm 3): a block stages (sb + T − 1) raw spectra ×
 /// block_channels of input (converted to float once) and T × block_channels coefficients in

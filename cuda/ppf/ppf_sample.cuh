@@ -4,6 +4,7 @@
 // sample (int8, int16 or float32 components), its load and its conversion to float2.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace fastpsr::cuda::ppf {
 
@@ -54,6 +55,50 @@ template <typename In, int P>
 __device__ __forceinline__ void load_sample(const void* base, std::size_t n, float2 (&x)[P]) {
   using V = typename SampleVec<In, P>::type;
   SampleVec<In, P>::to_float(__ldg(static_cast<const V*>(base) + n), x);
+}
+
+// CPT adjacent samples (channels) as one vector load where the bytes make one: 4, 8 or 16.
+template <int Bytes>
+struct WideWord;
+template <>
+struct WideWord<4> {
+  using type = int;
+};
+template <>
+struct WideWord<8> {
+  using type = int2;
+};
+template <>
+struct WideWord<16> {
+  using type = int4;
+};
+template <typename In, int P, int CPT>
+struct WideSample {
+  using Sample = typename SampleVec<In, P>::type;
+  static constexpr int kBytes = static_cast<int>(sizeof(Sample)) * CPT;
+  using type = typename WideWord<kBytes>::type;
+};
+template <typename In, int P, int CPT>
+constexpr bool wide_load_exists() {
+  constexpr std::size_t bytes = sizeof(typename SampleVec<In, P>::type) * CPT;
+  return bytes == 4 || bytes == 8 || bytes == 16;
+}
+
+// The CPT samples at `src` (aligned for the wide load when CPT > 1).
+template <typename In, int P, int CPT>
+__device__ __forceinline__ void load_samples(const typename SampleVec<In, P>::type* src, float2 (&x)[CPT][P]) {
+  using V = typename SampleVec<In, P>::type;
+  if constexpr (CPT == 1) {
+    SampleVec<In, P>::to_float(__ldg(src), x[0]);
+  } else {
+    using W = typename WideSample<In, P, CPT>::type;
+    const W w = __ldg(reinterpret_cast<const W*>(src));
+    V v[CPT];
+    static_assert(sizeof(v) == sizeof(w));
+    memcpy(v, &w, sizeof(w));
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) SampleVec<In, P>::to_float(v[k], x[k]);
+  }
 }
 
 }  // namespace fastpsr::cuda::ppf

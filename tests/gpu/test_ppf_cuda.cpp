@@ -59,11 +59,14 @@ std::vector<std::string> kernel_configs(int ntaps, bool all_shapes = true, bool 
     v.emplace_back("fft=fused,seg=1,chunk=3");
     v.emplace_back("fir=cache,fft=fused,seg=3");
   }
+  v.emplace_back("pipe=2,chunk=3");
+  v.emplace_back("pipe=2,l2=persist,graph=1,chunk=5");
   v.emplace_back("fir=cache,sb=1,cb=64,chunk=3");
   v.emplace_back("fir=shared,cb=64,sb=8,ry=2,chunk=5");
   if (reg) {
     v.emplace_back("fir=register,sb=16,cb=32,chunk=7");
     v.emplace_back("fir=register,sb=4,chunk=2");
+    v.emplace_back("fir=register,sb=8,cpt=1,pipe=1,chunk=3");
   }
   return v;
 }
@@ -286,6 +289,69 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
   }
 }
 
+TEST_CASE("ppf gpu: two buffers on two streams, L2 persistence and graphs give the default's bits") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
+    const int c = 1024;
+    const auto plan = make_plan(c, 16, VoltageType::ci8, 2, out, Detection::I, out == PpfOutput::power ? 4 : 1);
+    const std::size_t nsamples = static_cast<std::size_t>(c) * 500 + 33;
+    const auto input = test::random_voltages(VoltageType::ci8, 2 * nsamples * 4, seed);
+    for (std::size_t gulp : {nsamples, std::size_t{c} * 37 + 5}) {
+      CAPTURE(gulp);
+      auto plain = gpu(plan, "chunk=16,pipe=1", gulp);
+      const auto a = test::run_channeliser(*plain, input, nsamples, gulp);
+      for (const char* cfg : {"chunk=16,pipe=2", "chunk=16,pipe=2,l2=persist", "chunk=16,pipe=2,graph=1",
+                              "chunk=16,pipe=2,l2=persist,graph=1", "chunk=16,pipe=1,graph=1", "chunk=16"}) {
+        CAPTURE(cfg);
+        auto ch = gpu(plan, cfg, gulp);
+        const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
+        REQUIRE(a.size() == b.size());
+        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf gpu: two channels a thread in the register kernel (cpt=2) give the same bits") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+    for (int npol : {1, 2}) {
+      for (int c : {32, 1024, 4096}) {
+        for (int t : {4, 16, 64}) {
+          CAPTURE(to_string(type));
+          CAPTURE(npol);
+          CAPTURE(c);
+          CAPTURE(t);
+          const int ncoarse = c == 32 ? 3 : 1;
+          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, c == 1024, ncoarse);
+          if (type == VoltageType::cf32 && npol == 2) {  // 32 bytes for two samples: no such load
+            CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,cpt=2"), doctest::Contains("cpt=2"), Error);
+            continue;
+          }
+          const std::size_t nsamples = static_cast<std::size_t>(c) * (t + 40) + 3;
+          const auto input = test::random_voltages(type, static_cast<std::size_t>(ncoarse * npol) * nsamples * 2, seed);
+          auto one = gpu(plan, "fir=register,cpt=1,chunk=7");
+          const auto a = test::run_channeliser(*one, input, nsamples);
+          for (const char* cfg : {"fir=register,cpt=2,chunk=7", "fir=register,cpt=2,sb=4,cb=32,chunk=7",
+                                  "fir=register,cpt=2,sb=16,chunk=7", "fir=register,sb=8,chunk=7", "chunk=7"}) {
+            CAPTURE(cfg);
+            auto two = gpu(plan, cfg);
+            const auto b = test::run_channeliser(*two, input, nsamples);
+            REQUIRE(a.size() == b.size());
+            CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+          }
+          CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
+        }
+      }
+    }
+  }
+  const auto odd = make_plan(7, 4, VoltageType::ci8, 1, PpfOutput::complex);
+  CHECK_THROWS_WITH_AS(gpu(odd, "fir=register,cpt=2"), doctest::Contains("even channel count"), Error);
+  CHECK_THROWS_WITH_AS(gpu(odd, "fir=cache,cpt=2"), doctest::Contains("register kernel"), Error);
+}
+
 TEST_CASE("ppf gpu: T = 1 with a flat window is a plain FFT") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
@@ -325,6 +391,9 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   const auto plan = make_plan(64, 4, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=magic"), doctest::Contains("fir=magic"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "colour=blue"), doctest::Contains("unknown --gpu-config key 'colour'"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "pipe=3"), doctest::Contains("pipe=3"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "l2=sticky"), doctest::Contains("l2=sticky"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plan, "graph=2"), doctest::Contains("graph=2"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=cache,sb=3"), doctest::Contains("sb=3"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=shared,cb=48"), doctest::Contains("cb=48"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=shared,sb=6,ry=4"), doctest::Contains("sb=6"), Error);
