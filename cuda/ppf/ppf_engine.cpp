@@ -153,7 +153,7 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     // The register kernel at T <= 16: 16 spectra a thread (one polarisation; 8 with two), two
     // channels a thread where the channel count is even and two samples make one load: 64
     // accumulators. H200, C = 4096, T = 16, ci8: its FIR kernel 65 -> 52 us a 4096-spectrum chunk
-    // against 8 x 1 (ncu), the PPF 126 -> 139 Gsamp/s (docs/PERFORMANCE.md, ppf).
+    // against 8 x 1 (ncu); the PPF 126 -> 145 Gsamp/s with pipe=2 below (docs/PERFORMANCE.md, ppf).
     const bool wide_default = cfg.fir == GpuConfig::Fir::reg && ntaps <= 16;
     const bool cpt_possible = plan.nchans() % 2 == 0 && !(plan.problem.input == VoltageType::cf32 && npol == 2);
     c.spectra_per_thread = config_int(kv, "sb", wide_default && npol == 1 ? 16 : 8);
