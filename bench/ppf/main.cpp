@@ -206,7 +206,13 @@ int main(int argc, char** argv) {
                                             "pipe=2",
                                             "graph=1",
                                             "pipe=2,l2=persist,graph=1",
-                                            "pipe=2,l2=persist,graph=1,chunk=256"};
+                                            "pipe=2,l2=persist,graph=1,chunk=256",
+                                            "fft=persist",
+                                            "fft=persist,occ=3",
+                                            "fft=persist,occ=4",
+                                            "fft=persist,occ=3,persist_fir=40",
+                                            "fft=persist,occ=3,persist_fir=60",
+                                            "fft=persist,slots=8"};
         if (!only_configs.empty()) configs = only_configs;
         for (const auto& s : setups(only_setup)) {
           if (s.name == "ppf-1k" && only_configs.empty()) continue;  // --config: every setup

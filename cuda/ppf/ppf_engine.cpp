@@ -50,6 +50,13 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  if (persist) {
+    const int fir_blocks = std::max(1, persist_grid * persist_fir_pct / 100);
+    return fmt::format(
+        "FIR + FFT persistent ({} FIR blocks ({} spectra x 2 channels a thread) + {} FFT blocks (Stockham radix 16), "
+        "{} blocks an SM, ring of {} slots of {} spectra)",
+        fir_blocks, persist_occ <= 2 ? 16 : 8, persist_grid - fir_blocks, persist_occ, persist_slots, kSliceSpectra);
+  }
   if (fir_fft) {
     return fmt::format(
         "FIR + FFT fused (clusters of {} blocks, {}, {} sequences of radix-{} Stockham FFTs, {} spectra per "
@@ -89,10 +96,11 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
                            const DeviceProperties& props) {
   for (const auto& [k, v] : kv) {
     if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix" &&
-        k != "cluster" && k != "pipe" && k != "l2" && k != "graph" && k != "cpt") {
+        k != "cluster" && k != "pipe" && k != "l2" && k != "graph" && k != "cpt" && k != "persist_fir" &&
+        k != "slots" && k != "occ") {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix, "
-                              "cluster, pipe, l2, graph, cpt)",
+                              "cluster, pipe, l2, graph, cpt, persist_fir, slots, occ)",
                               k));
     }
   }
@@ -236,6 +244,41 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
   const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
+  if (fft != kv.end() && fft->second == "persist") {
+    FASTPSR_EXPECTS(plan.complex_output() && persist_supports(c, ntaps, npol, plan.ncoarse()) && props.sm_major >= 7,
+                    "--gpu-config fft=persist: needs complex output, C = 4096 (C = {}), T = 4, 8 or 16 (T = {}), one "
+                    "polarisation ({}), one coarse channel ({}) and compute capability 7.0 or later",
+                    c, ntaps, npol, plan.ncoarse());
+    FASTPSR_EXPECTS(kv.count("pipe") + kv.count("l2") + kv.count("graph") + kv.count("cluster") == 0,
+                    "--gpu-config pipe=, l2=, graph= and cluster=: not with fft=persist");
+    cfg.persist = true;
+    cfg.persist_fir_pct = config_int(kv, "persist_fir", 50);
+    FASTPSR_EXPECTS(cfg.persist_fir_pct >= 5 && cfg.persist_fir_pct <= 95,
+                    "--gpu-config persist_fir={}: not in 5 ... 95", cfg.persist_fir_pct);
+    const int slots_given = config_int(kv, "slots", 0);
+    FASTPSR_EXPECTS(kv.count("slots") == 0 || (slots_given >= 2 && slots_given <= 256),
+                    "--gpu-config slots={}: not in 2 ... 256", slots_given);
+    cfg.persist_occ = config_int(kv, "occ", 2);
+    FASTPSR_EXPECTS(cfg.persist_occ >= 2 && cfg.persist_occ <= 4, "--gpu-config occ={}: not 2, 3 or 4",
+                    cfg.persist_occ);
+    int per_sm = 0;
+    FASTPSR_CUDA_TRY(persist_blocks_per_sm(in_type(plan.problem.input), ntaps, cfg.persist_occ, &per_sm));
+    cfg.persist_grid = per_sm * props.multiprocessors;
+    FASTPSR_EXPECTS(cfg.persist_grid >= 2, "--gpu-config fft=persist: the GPU holds {} of its blocks at once",
+                    cfg.persist_grid);
+    // Default ring: the slices all FIR blocks work on at once (kPersistGroups items a slice) plus
+    // those all FFT blocks read (kSliceSpectra a slice), and half as much again, so that neither
+    // role waits for a free slot while the other is busy (measured: 8 slots of 32 spectra ran at
+    // half the speed of 16 on an H100 with 132 FIR blocks, which work on 17 slices at once).
+    const int fir_blocks = std::max(1, cfg.persist_grid * cfg.persist_fir_pct / 100);
+    const int fft_blocks = std::max(1, cfg.persist_grid - fir_blocks);
+    const int in_flight =
+        (fir_blocks + kPersistGroups - 1) / kPersistGroups + (fft_blocks + kSliceSpectra - 1) / kSliceSpectra;
+    cfg.persist_slots = slots_given > 0 ? slots_given : std::min(256, in_flight * 3 / 2 + 1);
+    return cfg;
+  }
+  FASTPSR_EXPECTS(kv.count("persist_fir") + kv.count("slots") + kv.count("occ") == 0,
+                  "--gpu-config persist_fir=, slots= and occ=: only with fft=persist");
   if (fft != kv.end() && fft->second == "cluster") {
     FASTPSR_EXPECTS(kv.count("pipe") + kv.count("l2") + kv.count("graph") == 0,
                     "--gpu-config pipe=, l2= and graph=: not with fft=cluster (one kernel, no chunks)");
@@ -325,7 +368,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
   phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
   FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
-  if (cfg_.fused_fft || cfg_.fir_fft) {
+  if (cfg_.fused_fft || cfg_.fir_fft || cfg_.persist) {
     // The Stockham FFT of the fused kernel takes exp(+2πi·t/C); the cluster kernel too, followed
     // by exp(+2πi·t/M) for its M = C/16-point transforms.
     const std::size_t m = cfg_.fir_fft ? c / kClusterSeqs : 0;
@@ -343,6 +386,11 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
   }
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
+  if (cfg_.persist) {        // the ring instead of the chunk buffers, no cuFFT plan
+    ring_ = DeviceBuffer<float2>(static_cast<std::size_t>(cfg_.persist_slots) * kSliceSpectra * c);
+    counters_ = DeviceBuffer<unsigned>(2 * static_cast<std::size_t>(cfg_.persist_slots));
+    return;
+  }
   filt_each_ = f * chunk * c * pol;
   filt_ = DeviceBuffer<float2>(filt_each_ * static_cast<std::size_t>(cfg_.buffers));
   // A partial chunk transforms stale spectra too; they must be finite from the start.
@@ -420,13 +468,14 @@ void PpfEngine::set_l2_window(cudaStream_t s, bool on) const {
 }
 
 std::size_t PpfEngine::out_rows_capacity(std::size_t rows) const noexcept {
-  if (!plan_.complex_output() || cfg_.fir_fft) return rows;
+  if (!plan_.complex_output() || cfg_.fir_fft || cfg_.persist) return rows;
   const auto chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   return (rows + chunk - 1) / chunk * chunk;
 }
 
 std::size_t PpfEngine::device_bytes() const noexcept {
-  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + twiddle_.bytes() + partial_.bytes() + fft_.work_bytes();
+  return coeff_.bytes() + phase_.bytes() + filt_.bytes() + twiddle_.bytes() + partial_.bytes() + fft_.work_bytes() +
+         ring_.bytes() + counters_.bytes();
 }
 
 std::size_t PpfEngine::segments_per_row() const noexcept {
@@ -527,7 +576,41 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
   FASTPSR_CUDA_TRY(launch_fir_fft(a, stream_));
 }
 
+void PpfEngine::persist_all(const void* in, std::size_t nspectra, void* out) const {
+  const auto& p = plan_.problem;
+  PersistArgs a;
+  a.fir.in = in;
+  a.fir.coeff = coeff_.get();
+  a.fir.phase = phase_.get();
+  a.fir.nchans = p.nchans;
+  a.fir.ntaps = p.ntaps;
+  a.fir.ncoarse = 1;
+  a.fir.npol = 1;
+  a.fir.type = in_type(p.input);
+  a.twiddle = twiddle_.get();
+  a.ring = ring_.get();
+  a.filled = counters_.get();
+  a.consumed = counters_.get() + cfg_.persist_slots;
+  a.out = static_cast<float2*>(out);
+  a.nspectra = static_cast<long long>(nspectra);
+  a.nslots = cfg_.persist_slots;
+  a.fir_blocks = std::max(1, cfg_.persist_grid * cfg_.persist_fir_pct / 100);
+  a.fft_blocks = std::max(1, cfg_.persist_grid - a.fir_blocks);
+  a.inverse = plan_.inverse_fft;
+  a.blocks_per_sm = cfg_.persist_occ;
+  // The FIR role loads two samples and two taps at once.
+  const std::size_t wide = 2 * plan_.sample_bytes();
+  FASTPSR_EXPECTS(reinterpret_cast<std::uintptr_t>(in) % wide == 0,
+                  "fft=persist: input not aligned for two-sample loads (internal)");
+  FASTPSR_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_));
+  FASTPSR_CUDA_TRY(launch_persist(a, in_type(p.input), p.ntaps, stream_));
+}
+
 void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {
+  if (cfg_.persist) {  // one kernel over every row; it times as the FIR stage
+    if ((stages & kStageFir) != 0) persist_all(in, rows, out);
+    return;
+  }
   if (cfg_.fir_fft) {  // one kernel over every row; it times as the FIR stage
     FASTPSR_EXPECTS(rows <= 0x7fffffffU, "{} rows in one push: more than the fused kernel takes", rows);
     if ((stages & kStageFir) != 0) fir_fft_all(in, in_coarse_stride, rows, out);

@@ -35,6 +35,11 @@ struct GpuConfig {
   int buffers = 1;            ///< pipe=2: two filtered buffers, the FIR of chunk k+1 beside the FFT of chunk k
   bool l2_persist = false;    ///< l2=persist: the filtered buffers in the L2 cache's persisting part
   bool graph = false;         ///< graph=1: the chunk loop of a push captured once as a CUDA graph and replayed
+  bool persist = false;       ///< fft=persist: FIR producers and FFT consumers in one resident grid
+  int persist_fir_pct = 50;   ///< persist: percent of the grid's blocks that run the FIR
+  int persist_slots = 8;      ///< persist: ring slots of kSliceSpectra filtered spectra
+  int persist_grid = 0;       ///< persist: blocks in the grid (all resident)
+  int persist_occ = 2;        ///< persist: the variant's blocks per SM (2, 3 or 4)
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };
@@ -68,6 +73,7 @@ class PpfEngine {
   void after_fir(std::size_t s0, std::size_t n, const float2* filt, void* out, unsigned stages) const;
   void fft_chunk(std::size_t s0, const float2* filt, float2* out) const;
   void fir_fft_all(const void* in, std::size_t in_coarse_stride, std::size_t nspectra, void* out) const;
+  void persist_all(const void* in, std::size_t nspectra, void* out) const;
   void fused_chunk(std::size_t s0, std::size_t n, const float2* filt, float* out, unsigned stages) const;
   void set_l2_window(cudaStream_t s, bool on) const;
   [[nodiscard]] cudaStream_t fft_stream() const noexcept { return second_ ? second_->get() : stream_; }
@@ -88,6 +94,8 @@ class PpfEngine {
   std::optional<Event> fork_;        // pipe=2: the second stream starts after the work before run()
   std::optional<Event> join_;        // pipe=2: stream_ continues after the second stream's last work
   std::size_t l2_window_bytes_ = 0;  // l2=persist: the access-policy window set on the streams
+  DeviceBuffer<float2> ring_;        // fft=persist: [slots][kSliceSpectra][C]
+  DeviceBuffer<unsigned> counters_;  // fft=persist: filled[slots], consumed[slots]
   // graph=1: pushes captured, by their arguments (the streaming channeliser alternates two input
   // buffers, so a few are kept), and the pushes seen once and run directly.
   using PushKey = std::tuple<const void*, std::size_t, std::size_t, void*, unsigned>;

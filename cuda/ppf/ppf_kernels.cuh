@@ -165,6 +165,33 @@ std::size_t fir_fft_shared_bytes(int nchans, int ntaps, int npol, InType type, b
 cudaError_t fir_fft_prepare(int nchans, int ntaps, int npol, InType type, bool lean, int* max_clusters);
 cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
 
+/// The persistent FIR + FFT kernel of complex output (fft=persist, ppf_persist_kernel.cu): FIR
+/// producer blocks and FFT consumer blocks of one resident grid, meeting in a ring of filtered
+/// spectra that stays in L2. C = 2^kPersistLog2C, one polarisation, one coarse channel.
+constexpr int kPersistLog2C = 12;
+constexpr int kPersistThreads = 256;
+constexpr int kSliceSpectra = 16;                                             ///< filtered spectra a ring slot holds
+constexpr int kPersistGroups = (1 << kPersistLog2C) / (2 * kPersistThreads);  ///< FIR items a slice (512 channels each)
+struct PersistArgs {
+  FirArgs fir;                      ///< in, coeff, phase, nchans, ntaps, type (out, nspectra: per item)
+  const float2* twiddle = nullptr;  ///< exp(+2πi·t/C), t < C
+  float2* ring = nullptr;           ///< [nslots][kSliceSpectra][C]
+  unsigned* filled = nullptr;       ///< [nslots], zero at launch
+  unsigned* consumed = nullptr;     ///< [nslots], zero at launch
+  float2* out = nullptr;            ///< rows [s][C]
+  long long nspectra = 0;
+  int nslots = 8;
+  int fir_blocks = 1;
+  int fft_blocks = 1;
+  int blocks_per_sm = 2;  ///< the compiled variant: 2 (FIR 16 spectra a thread), 3 or 4 (8)
+  bool inverse = false;
+};
+bool persist_supports(int nchans, int ntaps, int npol, int ncoarse);
+std::size_t persist_shared_bytes();
+/// Blocks of the kernel an SM holds at once (the grid must not exceed that times the SMs).
+cudaError_t persist_blocks_per_sm(InType type, int ntaps, int wanted, int* blocks_per_sm);
+cudaError_t launch_persist(const PersistArgs& a, InType type, int ntaps, cudaStream_t stream);
+
 /// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in
 /// [−1, 1) when as_float (benchmarks: input made on the device, no upload).
 cudaError_t launch_fill_random(void* dst, std::size_t n, unsigned seed, bool as_float, cudaStream_t stream);

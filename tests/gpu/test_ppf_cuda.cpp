@@ -352,6 +352,52 @@ TEST_CASE("ppf gpu: two channels a thread in the register kernel (cpt=2) give th
   CHECK_THROWS_WITH_AS(gpu(odd, "fir=cache,cpt=2"), doctest::Contains("register kernel"), Error);
 }
 
+TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the reference, any schedule") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+    for (int t : {4, 16}) {
+      for (bool descending : {false, true}) {
+        CAPTURE(to_string(type));
+        CAPTURE(t);
+        CAPTURE(descending);
+        const int c = 4096;
+        const auto plan = make_plan(c, t, type, 1, PpfOutput::complex, Detection::I, 1, descending);
+        // 300 spectra: the ring of 2 slots of 32 wraps many times; 8 slots a few
+        const std::size_t nsamples = static_cast<std::size_t>(c) * (300 + t - 1) + 123;
+        const auto input = test::random_voltages(type, nsamples * 2, seed + static_cast<std::uint64_t>(t));
+        auto first = gpu(plan, "fft=persist");
+        const auto a = test::run_channeliser(*first, input, nsamples);
+        CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
+        for (const char* cfg :
+             {"fft=persist,slots=2", "fft=persist,persist_fir=10", "fft=persist,persist_fir=90,slots=3",
+              "fft=persist,occ=3", "fft=persist,occ=4,slots=2"}) {
+          CAPTURE(cfg);
+          auto ch = gpu(plan, cfg);
+          const auto b = test::run_channeliser(*ch, input, nsamples);
+          REQUIRE(a.size() == b.size());
+          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        }
+        for (std::size_t gulp : {std::size_t{c} * 7 + 1, std::size_t{c} * 100}) {  // pushes of a few spectra and more
+          CAPTURE(gulp);
+          auto ch = gpu(plan, "fft=persist", gulp);
+          const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
+          REQUIRE(a.size() == b.size());
+          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        }
+      }
+    }
+  }
+  const auto two_pol = make_plan(4096, 16, VoltageType::ci8, 2, PpfOutput::complex);
+  CHECK_THROWS_WITH_AS(gpu(two_pol, "fft=persist"), doctest::Contains("fft=persist"), Error);
+  const auto power = make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power, Detection::I, 4);
+  CHECK_THROWS_WITH_AS(gpu(power, "fft=persist"), doctest::Contains("fft=persist"), Error);
+  const auto plain = make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::complex);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,slots=1"), doctest::Contains("slots=1"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "slots=4"), doctest::Contains("only with fft=persist"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,occ=5"), doctest::Contains("occ=5"), Error);
+}
+
 TEST_CASE("ppf gpu: T = 1 with a flat window is a plain FFT") {
   const auto seed = test::fresh_seed();
   CAPTURE(seed);

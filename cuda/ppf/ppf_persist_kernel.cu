@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// Complex output with the FIR and the FFT in one persistent launch (fft=persist; C = 4096, one
+// polarisation, one coarse channel). The chunked path hands the filtered spectra from the FIR
+// kernel to cuFFT through device memory (26 bytes a ci8 sample instead of 10), and smaller
+// chunks that would stay in L2 lost to each kernel's ramp and tail (docs/PERFORMANCE.md, ppf).
+// Here the grid is resident for the whole push: blocks [0, fir_blocks) are FIR producers, the
+// rest FFT consumers, and they meet in a ring of `nslots` slots of kSliceSpectra filtered
+// spectra (a few MB, so it stays in L2):
+//   - a FIR item is (slice, group of 512 channels): it waits until the slot's previous slice has
+//     been consumed, runs the register kernel's thread body (ppf_fir_register.cuh: 16 spectra,
+//     two channels a thread) over the slice into the slot, and counts itself in filled[slot];
+//   - an FFT item is one spectrum: it waits until all groups of its slice are in, reads the
+//     spectrum from L2 (ld.global.cg: L1 is not coherent), runs the Stockham FFT of the fused
+//     detection kernel (radix 16, 256 threads) and writes the output row, then counts itself in
+//     consumed[slot].
+// Counters only grow during a launch (generation g of a slot waits for g·kSliceSpectra
+// consumed spectra, or (g + 1)·groups filled groups); every block of the grid must be resident
+// at once (a cooperative launch of what the occupancy calculator allows: refused, not hung,
+// where the GPU cannot hold them), and each role walks its items in increasing order, so the
+// earliest unfinished slice can always proceed.
+#include "common/stockham_fft.cuh"
+#include "ppf_fft_detect.hpp"
+#include "ppf_fir_register.cuh"
+#include "ppf_kernels.cuh"
+
+namespace fastpsr::cuda::ppf {
+namespace {
+
+using fft::Cf;
+using PersistPlan = fft::StockhamPlan<kPersistLog2C, 4>;  // 256 threads of 16 points
+static_assert(PersistPlan::T == kPersistThreads);
+constexpr int kPersistCpt = 2;  // FIR role: two channels a thread
+// FIR role: spectra a thread per pass; 16 at two blocks an SM (128 registers), 8 at three or four
+// (the 64 accumulators of 16 would not fit their 80 or 64 registers).
+constexpr int fir_spectra(int blocks_per_sm) { return blocks_per_sm <= 2 ? 16 : 8; }
+constexpr int kChannels = 1 << kPersistLog2C;
+constexpr int kGroups = kPersistGroups;
+static_assert(kGroups * kPersistThreads * kPersistCpt == kChannels);
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v = 0;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Every thread of the block: returns once *counter >= target (thread 0 polls).
+__device__ __forceinline__ void wait_at_least(const unsigned* counter, unsigned target) {
+  if (threadIdx.x == 0) {
+    while (load_acquire(counter) < target) __nanosleep(32);
+  }
+  __syncthreads();
+}
+
+// Every thread of the block: its writes so far become visible before the count goes up.
+__device__ __forceinline__ void count_done(unsigned* counter) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(counter, 1U);
+}
+
+template <typename In, int T, int MINB>
+__global__ void __launch_bounds__(kPersistThreads, MINB) ppf_persist_kernel(PersistArgs a) {
+  constexpr int kPersistSb = fir_spectra(MINB);
+  extern __shared__ float smem[];
+  const int j = static_cast<int>(threadIdx.x);
+  const long long nslices = (static_cast<long long>(a.nspectra) + kSliceSpectra - 1) / kSliceSpectra;
+  if (static_cast<int>(blockIdx.x) < a.fir_blocks) {
+    using V = typename SampleVec<In, 1>::type;
+    FirArgs f = a.fir;
+    const long long items = nslices * kGroups;
+    for (long long it = blockIdx.x; it < items; it += a.fir_blocks) {
+      const long long slice = it / kGroups;
+      const int group = static_cast<int>(it % kGroups);
+      const int slot = static_cast<int>(slice % a.nslots);
+      const auto gen = static_cast<unsigned>(slice / a.nslots);
+      wait_at_least(a.consumed + slot, gen * static_cast<unsigned>(kSliceSpectra));
+      const long long s_begin = slice * kSliceSpectra;
+      const int n = static_cast<int>(min(static_cast<long long>(kSliceSpectra), a.nspectra - s_begin));
+      f.in = static_cast<const V*>(a.fir.in) + s_begin * kChannels;
+      f.out = a.ring + static_cast<std::size_t>(slot) * kSliceSpectra * kChannels;
+      f.nspectra = n;
+      const int c = (group * kPersistThreads + j) * kPersistCpt;
+      for (int s0 = 0; s0 < n; s0 += kPersistSb) {
+        const int nvalid = min(kPersistSb, n - s0);
+        if (nvalid == kPersistSb) {
+          fir_register_thread<In, 1, T, kPersistSb, kPersistCpt, true>(f, c, s0, nvalid);
+        } else {
+          fir_register_thread<In, 1, T, kPersistSb, kPersistCpt, false>(f, c, s0, nvalid);
+        }
+      }
+      count_done(a.filled + slot);
+    }
+    return;
+  }
+  constexpr int R = PersistPlan::R;
+  constexpr int TT = PersistPlan::T;
+  const int nfft = static_cast<int>(gridDim.x) - a.fir_blocks;
+  const auto* twiddles = reinterpret_cast<const Cf*>(a.twiddle);
+  for (long long s = static_cast<long long>(blockIdx.x) - a.fir_blocks; s < a.nspectra; s += nfft) {
+    const long long slice = s / kSliceSpectra;
+    const int slot = static_cast<int>(slice % a.nslots);
+    const auto gen = static_cast<unsigned>(slice / a.nslots);
+    wait_at_least(a.filled + slot, (gen + 1U) * static_cast<unsigned>(kGroups));
+    const float2* src =
+        a.ring +
+        (static_cast<std::size_t>(slot) * kSliceSpectra + static_cast<std::size_t>(s % kSliceSpectra)) * kChannels;
+    Cf v[1][R];
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const float2 x = __ldcg(src + j + m * TT);
+      v[0][m] = stockham_input(x.x, x.y, a.inverse);
+    }
+    fft::stockham_inverse<PersistPlan, 0, 1>(v, smem, twiddles, j);
+    float2* row = a.out + static_cast<std::size_t>(s) * kChannels;
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      // The forward DFT is conj(inverse(conj x)) (ppf_fft_detect.hpp).
+      __stcs(row + j + m * TT, make_float2(v[0][m].re, a.inverse ? v[0][m].im : -v[0][m].im));
+    }
+    count_done(a.consumed + slot);
+  }
+}
+
+template <typename In, int T, int MINB>
+cudaError_t with_occupancy(int op, PersistArgs* a, int* blocks_per_sm, cudaStream_t stream) {
+  constexpr auto kernel = ppf_persist_kernel<In, T, MINB>;
+  const std::size_t smem = persist_shared_bytes();
+  if (op == 0) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, kPersistThreads, smem);
+  }
+  // A cooperative launch: the driver starts every block at once or refuses the launch
+  // (cudaErrorCooperativeLaunchTooLarge, e.g. on a GPU shared with other work), where a plain
+  // launch of blocks that wait for each other could hang.
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(a->fir_blocks + a->fft_blocks));
+  cfg.blockDim = dim3(kPersistThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, *a);
+}
+
+template <typename In, int T>
+cudaError_t with_taps(int op, PersistArgs* a, int* blocks_per_sm, cudaStream_t stream) {
+  switch (a->blocks_per_sm) {
+    case 2:
+      return with_occupancy<In, T, 2>(op, a, blocks_per_sm, stream);
+    case 3:
+      return with_occupancy<In, T, 3>(op, a, blocks_per_sm, stream);
+    case 4:
+      return with_occupancy<In, T, 4>(op, a, blocks_per_sm, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+template <typename In>
+cudaError_t with_type(int op, int ntaps, PersistArgs* a, int* blocks_per_sm, cudaStream_t stream) {
+  switch (ntaps) {
+    case 4:
+      return with_taps<In, 4>(op, a, blocks_per_sm, stream);
+    case 8:
+      return with_taps<In, 8>(op, a, blocks_per_sm, stream);
+    case 16:
+      return with_taps<In, 16>(op, a, blocks_per_sm, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t dispatch(int op, InType type, int ntaps, PersistArgs* a, int* blocks_per_sm, cudaStream_t stream) {
+  switch (type) {
+    case InType::ci8:
+      return with_type<std::int8_t>(op, ntaps, a, blocks_per_sm, stream);
+    case InType::ci16:
+      return with_type<std::int16_t>(op, ntaps, a, blocks_per_sm, stream);
+    case InType::cf32:
+      return with_type<float>(op, ntaps, a, blocks_per_sm, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+bool persist_supports(int nchans, int ntaps, int npol, int ncoarse) {
+  return nchans == kChannels && (ntaps == 4 || ntaps == 8 || ntaps == 16) && npol == 1 && ncoarse == 1;
+}
+
+std::size_t persist_shared_bytes() { return 2 * static_cast<std::size_t>(PersistPlan::smem_floats()) * sizeof(float); }
+
+cudaError_t persist_blocks_per_sm(InType type, int ntaps, int wanted, int* blocks_per_sm) {
+  PersistArgs a;
+  a.blocks_per_sm = wanted;
+  return dispatch(0, type, ntaps, &a, blocks_per_sm, nullptr);
+}
+
+cudaError_t launch_persist(const PersistArgs& a, InType type, int ntaps, cudaStream_t stream) {
+  if (a.nspectra <= 0) return cudaSuccess;
+  PersistArgs copy = a;
+  return dispatch(1, type, ntaps, &copy, nullptr, stream);
+}
+
+}  // namespace fastpsr::cuda::ppf
