@@ -39,7 +39,7 @@ struct GpuConfig {
   int persist_fir_pct = 50;   ///< persist: percent of the grid's blocks that run the FIR
   int persist_slots = 8;      ///< persist: ring slots of kSliceSpectra filtered spectra
   int persist_grid = 0;       ///< persist: blocks in the grid (all resident)
-  int persist_occ = 2;        ///< persist: the variant's blocks per SM (2, 3 or 4)
+  int persist_occ = 4;        ///< persist: the variant's blocks per SM (2, 3 or 4)
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };

@@ -171,7 +171,10 @@ cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
 constexpr int kPersistLog2C = 12;
 constexpr int kPersistThreads = 256;
 constexpr int kSliceSpectra = 16;                                             ///< filtered spectra a ring slot holds
-constexpr int kPersistGroups = (1 << kPersistLog2C) / (2 * kPersistThreads);  ///< FIR items a slice (512 channels each)
+/// FIR items a slice: 512 channels each (two a thread), or 256 at four blocks an SM (one a thread).
+constexpr int persist_groups(int blocks_per_sm) {
+  return (1 << kPersistLog2C) / ((blocks_per_sm >= 4 ? 1 : 2) * kPersistThreads);
+}
 struct PersistArgs {
   FirArgs fir;                      ///< in, coeff, phase, nchans, ntaps, type (out, nspectra: per item)
   const float2* twiddle = nullptr;  ///< exp(+2πi·t/C), t < C

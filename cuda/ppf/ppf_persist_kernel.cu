@@ -29,13 +29,12 @@ namespace {
 using fft::Cf;
 using PersistPlan = fft::StockhamPlan<kPersistLog2C, 4>;  // 256 threads of 16 points
 static_assert(PersistPlan::T == kPersistThreads);
-constexpr int kPersistCpt = 2;  // FIR role: two channels a thread
 // FIR role: spectra a thread per pass; 16 at two blocks an SM (128 registers), 8 at three or four
 // (the 64 accumulators of 16 would not fit their 80 or 64 registers).
 constexpr int fir_spectra(int blocks_per_sm) { return blocks_per_sm <= 2 ? 16 : 8; }
 constexpr int kChannels = 1 << kPersistLog2C;
-constexpr int kGroups = kPersistGroups;
-static_assert(kGroups * kPersistThreads * kPersistCpt == kChannels);
+static_assert(persist_groups(2) * kPersistThreads * 2 == kChannels);
+static_assert(persist_groups(4) * kPersistThreads == kChannels);
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v = 0;
@@ -61,6 +60,9 @@ __device__ __forceinline__ void count_done(unsigned* counter) {
 template <typename In, int T, int MINB>
 __global__ void __launch_bounds__(kPersistThreads, MINB) ppf_persist_kernel(PersistArgs a) {
   constexpr int kPersistSb = fir_spectra(MINB);
+  // FIR role: two channels a thread, one at four blocks an SM (64 registers).
+  constexpr int kPersistCpt = MINB >= 4 ? 1 : 2;
+  constexpr int kGroups = persist_groups(MINB);
   extern __shared__ float smem[];
   const int j = static_cast<int>(threadIdx.x);
   const long long nslices = (static_cast<long long>(a.nspectra) + kSliceSpectra - 1) / kSliceSpectra;

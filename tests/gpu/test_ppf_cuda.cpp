@@ -371,7 +371,7 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
         CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
         for (const char* cfg :
              {"fft=persist,slots=2", "fft=persist,persist_fir=10", "fft=persist,persist_fir=90,slots=3",
-              "fft=persist,occ=3", "fft=persist,occ=4,slots=2"}) {
+              "fft=persist,occ=3", "fft=persist,occ=4,slots=2", "fft=persist,occ=2"}) {
           CAPTURE(cfg);
           auto ch = gpu(plan, cfg);
           const auto b = test::run_channeliser(*ch, input, nsamples);
