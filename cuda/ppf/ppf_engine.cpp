@@ -253,7 +253,8 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     FASTPSR_EXPECTS(kv.count("pipe") + kv.count("l2") + kv.count("graph") + kv.count("cluster") == 0,
                     "--gpu-config pipe=, l2=, graph= and cluster=: not with fft=persist");
     cfg.persist = true;
-    cfg.persist_fir_pct = config_int(kv, "persist_fir", 50);
+    // 55% of the blocks on the FIR measured best on an H200 (147.5 Gsamp/s; 50%: 138.8, 60%: 138.6).
+    cfg.persist_fir_pct = config_int(kv, "persist_fir", 55);
     FASTPSR_EXPECTS(cfg.persist_fir_pct >= 5 && cfg.persist_fir_pct <= 95,
                     "--gpu-config persist_fir={}: not in 5 ... 95", cfg.persist_fir_pct);
     const int slots_given = config_int(kv, "slots", 0);

@@ -36,7 +36,7 @@ struct GpuConfig {
   bool l2_persist = false;    ///< l2=persist: the filtered buffers in the L2 cache's persisting part
   bool graph = false;         ///< graph=1: the chunk loop of a push captured once as a CUDA graph and replayed
   bool persist = false;       ///< fft=persist: FIR producers and FFT consumers in one resident grid
-  int persist_fir_pct = 50;   ///< persist: percent of the grid's blocks that run the FIR
+  int persist_fir_pct = 55;   ///< persist: percent of the grid's blocks that run the FIR
   int persist_slots = 8;      ///< persist: ring slots of kSliceSpectra filtered spectra
   int persist_grid = 0;       ///< persist: blocks in the grid (all resident)
   int persist_occ = 4;        ///< persist: the variant's blocks per SM (2, 3 or 4)

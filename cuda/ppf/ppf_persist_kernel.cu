@@ -50,9 +50,22 @@ __device__ __forceinline__ void wait_at_least(const unsigned* counter, unsigned 
   __syncthreads();
 }
 
-// Every thread of the block: its writes so far become visible before the count goes up.
-__device__ __forceinline__ void count_done(unsigned* counter) {
-  __threadfence();
+// Every thread of the block, after writing a slot: the block's writes become visible (at GPU
+// scope) before the count goes up. The barrier orders every thread's writes before thread 0's
+// fence, which is cumulative (the pattern of cooperative groups' grid barrier); a fence in every
+// thread made each wait for its own outstanding stores.
+__device__ __forceinline__ void count_written(unsigned* counter) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(counter, 1U);
+  }
+}
+
+// Every thread of the block, after reading a slot: the values read are in registers, so the
+// slot may be overwritten once every thread is past the barrier; no fence (the output stores
+// need not be visible to anyone in this launch).
+__device__ __forceinline__ void count_read(unsigned* counter) {
   __syncthreads();
   if (threadIdx.x == 0) atomicAdd(counter, 1U);
 }
@@ -90,7 +103,7 @@ __global__ void __launch_bounds__(kPersistThreads, MINB) ppf_persist_kernel(Pers
           fir_register_thread<In, 1, T, kPersistSb, kPersistCpt, false>(f, c, s0, nvalid);
         }
       }
-      count_done(a.filled + slot);
+      count_written(a.filled + slot);
     }
     return;
   }
@@ -119,7 +132,7 @@ __global__ void __launch_bounds__(kPersistThreads, MINB) ppf_persist_kernel(Pers
       // The forward DFT is conj(inverse(conj x)) (ppf_fft_detect.hpp).
       __stcs(row + j + m * TT, make_float2(v[0][m].re, a.inverse ? v[0][m].im : -v[0][m].im));
     }
-    count_done(a.consumed + slot);
+    count_read(a.consumed + slot);
   }
 }
 
