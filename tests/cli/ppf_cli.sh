@@ -10,24 +10,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export XDG_CACHE_HOME="$tmp/cache"  # FFTW wisdom of measured plans goes here, not to the user's
-fail=0
-check() {  # check <description> <command...>: the command must succeed
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fail=1
-  fi
-}
-expect_error() {  # expect_error <exit code> <text in stderr> <ppf arguments...>
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+expect_error() {  # expect_error <exit code> <text in stderr> <ppf arguments...>: and no output left
   local code=$1 text=$2
   shift 2
-  "$ppf" "$@" >out.stdout 2>err.txt
-  local got=$?
-  if [ "$got" != "$code" ] || ! grep -q -- "$text" err.txt; then
-    echo "FAIL: ppf $* -> exit $got (want $code), stderr: $(cat err.txt) (want '$text')"
-    fail=1
-  fi
+  expect_exit "$code" "$text" "$ppf" "$@"
   if [ -e out.fil ]; then
     echo "FAIL: ppf $* left out.fil behind"
     fail=1

@@ -11,15 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export FASTPSR_TUNING="$tmp/tuning.json"
-fail=0
-check() {  # check <description> <command...>: the command must succeed
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fail=1
-  fi
-}
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 check "--help has examples" sh -c "'$tune' --help | grep -q 'Examples:'"
 check "man page" grep -q '^\.TH TUNE 1' "$FASTPSR_SOURCE/man/man1/tune.1"
@@ -50,12 +42,7 @@ check "ppf complex output tries the cluster kernel" grep -q 'fft *cufft cluster'
 expect_error() {  # expect_error <exit code> <text in stderr> <tune arguments...>
   local code=$1 text=$2
   shift 2
-  "$tune" "$@" >out.txt 2>err.txt
-  local got=$?
-  if [ "$got" != "$code" ] || ! grep -q -- "$text" err.txt; then
-    echo "FAIL: tune $* -> exit $got (want $code), stderr: $(cat err.txt) (want '$text')"
-    fail=1
-  fi
+  expect_exit "$code" "$text" "$tune" "$@"
 }
 expect_error 2 "give --setup or --fil" dedisp --dry-run
 expect_error 2 "unknown setup 'nope'" dedisp --setup nope --dry-run

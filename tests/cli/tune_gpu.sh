@@ -12,15 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export FASTPSR_TUNING="$tmp/tuning.json"
 export XDG_CACHE_HOME="$tmp/cache"  # FFTW wisdom of ppf
-fail=0
-check() {  # check <description> <command...>
-  local what=$1
-  shift
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fail=1
-  fi
-}
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 "$bin/fake-pulsar" --nchans 64 --fch1 1500 --foff -1 --tsamp 256 --nsamples 65536 --nbits 8 --period 100 --dm 20 \
     --seed 3 -q -o f.fil
