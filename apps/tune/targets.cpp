@@ -50,8 +50,12 @@ std::vector<TuneAxis> accel_axes() {
 // bench/ppf's sweep, split into its keys.
 std::vector<TuneAxis> ppf_axes(bool complex_out) {
   std::vector<TuneAxis> a;
-  a.push_back(
-      {"fft", complex_out ? std::vector<std::string>{"cufft", "cluster"} : std::vector<std::string>{"fused", "cufft"}});
+  a.push_back({"fft", complex_out ? std::vector<std::string>{"persist", "cufft", "cluster"}
+                                  : std::vector<std::string>{"fused", "cufft"}});
+  if (complex_out) {  // the persistent kernel's (rejected, so skipped, with the other paths)
+    a.push_back({"sched", {"static", "dynamic"}});
+    a.push_back({"occ", ints({2, 3, 4})});
+  }
   a.push_back({"fir", {"register", "cache", "shared"}});
   a.push_back({"cb", ints({32, 64, 128, 256})});
   a.push_back({"sb", ints({4, 8, 16, 32, 64})});

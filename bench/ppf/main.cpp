@@ -103,6 +103,11 @@ std::vector<Setup> setups() {
   v.push_back({"target", 4096, 16, 1, VoltageType::ci8, PpfOutput::complex, 1});
   v.push_back({"target", 4096, 16, 1, VoltageType::ci8, PpfOutput::power, 64});
   v.push_back({"ppf-fb", 4096, 8, 2, VoltageType::ci8, PpfOutput::power, 64});
+  // The other shapes of the persistent kernel's (complex output, C = 4096, one polarisation):
+  // run with --setup c4k only.
+  for (VoltageType t : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+    for (int taps : {4, 8, 16}) v.push_back({"c4k", 4096, taps, 1, t, PpfOutput::complex, 1});
+  }
   return v;
 }
 
@@ -112,7 +117,7 @@ std::string describe(const Setup& s);
 std::vector<Setup> setups(const std::string& only) {
   std::vector<Setup> v;
   for (const auto& s : setups()) {
-    if (only.empty() || s.name == only || describe(s) == only) v.push_back(s);
+    if ((only.empty() && s.name != "c4k") || s.name == only || describe(s) == only) v.push_back(s);
   }
   return v;
 }
@@ -209,10 +214,12 @@ int main(int argc, char** argv) {
                                             "pipe=2,l2=persist,graph=1,chunk=256",
                                             "fft=persist",
                                             "fft=persist,occ=3",
-                                            "fft=persist,occ=4",
-                                            "fft=persist,occ=3,persist_fir=40",
-                                            "fft=persist,occ=3,persist_fir=60",
-                                            "fft=persist,slots=8"};
+                                            "fft=persist,occ=2",
+                                            "fft=persist,slots=32",
+                                            "fft=persist,sched=static",
+                                            "fft=persist,sched=static,persist_fir=50",
+                                            "fft=persist,sched=static,persist_fir=60",
+                                            "fft=persist,sched=static,occ=3"};
         if (!only_configs.empty()) configs = only_configs;
         for (const auto& s : setups(only_setup)) {
           if (s.name == "ppf-1k" && only_configs.empty()) continue;  // --config: every setup

@@ -50,6 +50,12 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  if (persist && persist_dynamic) {
+    return fmt::format(
+        "FIR + FFT persistent, dynamic roles ({} blocks, {} an SM, each claiming the next ready FIR item ({} spectra x "
+        "{} channels a thread) or FFT item (Stockham radix 16); ring of {} slots of {} spectra)",
+        persist_grid, persist_occ, persist_occ <= 2 ? 16 : 8, persist_occ >= 4 ? 1 : 2, persist_slots, kSliceSpectra);
+  }
   if (persist) {
     const int fir_blocks = std::max(1, persist_grid * persist_fir_pct / 100);
     return fmt::format(
@@ -98,10 +104,10 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   for (const auto& [k, v] : kv) {
     if (k != "fir" && k != "cb" && k != "sb" && k != "ry" && k != "chunk" && k != "fft" && k != "seg" && k != "radix" &&
         k != "cluster" && k != "pipe" && k != "l2" && k != "graph" && k != "cpt" && k != "persist_fir" &&
-        k != "slots" && k != "occ") {
+        k != "slots" && k != "occ" && k != "sched") {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("unknown --gpu-config key '{}' (the ppf keys: fir, cb, sb, ry, chunk, fft, seg, radix, "
-                              "cluster, pipe, l2, graph, cpt, persist_fir, slots, occ)",
+                              "cluster, pipe, l2, graph, cpt, persist_fir, slots, occ, sched)",
                               k));
     }
   }
@@ -245,7 +251,17 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
   const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
-  if (fft != kv.end() && fft->second == "persist") {
+  // The persistent kernel is the default where it was measured faster than the chunked path on
+  // every shape (H100, 2026-11-26: ci8 +10..27%, ci16 +8..21% at T = 4, 8, 16; cf32 within
+  // -4..+5%, so not there; H200 at the target +1%), unless a key of the chunked path is given.
+  const bool chunked_key = kv.count("fir") + kv.count("cb") + kv.count("sb") + kv.count("ry") + kv.count("cpt") +
+                               kv.count("chunk") + kv.count("pipe") + kv.count("l2") + kv.count("graph") +
+                               kv.count("cluster") >
+                           0;
+  const bool persist_default = fft == kv.end() && !chunked_key && plan.complex_output() &&
+                               persist_supports(c, ntaps, npol, plan.ncoarse()) && props.sm_major == 9 &&
+                               plan.problem.input != VoltageType::cf32;
+  if ((fft != kv.end() && fft->second == "persist") || persist_default) {
     FASTPSR_EXPECTS(plan.complex_output() && persist_supports(c, ntaps, npol, plan.ncoarse()) && props.sm_major >= 7,
                     "--gpu-config fft=persist: needs complex output, C = 4096 (C = {}), T = 4, 8 or 16 (T = {}), one "
                     "polarisation ({}), one coarse channel ({}) and compute capability 7.0 or later",
@@ -257,6 +273,12 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     cfg.persist_fir_pct = config_int(kv, "persist_fir", 55);
     FASTPSR_EXPECTS(cfg.persist_fir_pct >= 5 && cfg.persist_fir_pct <= 95,
                     "--gpu-config persist_fir={}: not in 5 ... 95", cfg.persist_fir_pct);
+    const auto sched = kv.find("sched");
+    FASTPSR_EXPECTS(sched == kv.end() || sched->second == "dynamic" || sched->second == "static",
+                    "--gpu-config sched={}: not dynamic or static", sched == kv.end() ? "" : sched->second);
+    if (sched != kv.end()) cfg.persist_dynamic = sched->second == "dynamic";
+    FASTPSR_EXPECTS(!cfg.persist_dynamic || kv.count("persist_fir") == 0,
+                    "--gpu-config persist_fir=: only with sched=static (dynamic blocks take either role)");
     const int slots_given = config_int(kv, "slots", 0);
     FASTPSR_EXPECTS(kv.count("slots") == 0 || (slots_given >= 2 && slots_given <= 256),
                     "--gpu-config slots={}: not in 2 ... 256", slots_given);
@@ -266,10 +288,11 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     FASTPSR_EXPECTS(cfg.persist_occ >= 2 && cfg.persist_occ <= 4, "--gpu-config occ={}: not 2, 3 or 4",
                     cfg.persist_occ);
     int per_sm = 0;
-    FASTPSR_CUDA_TRY(persist_blocks_per_sm(in_type(plan.problem.input), ntaps, cfg.persist_occ, &per_sm));
+    FASTPSR_CUDA_TRY(
+        persist_blocks_per_sm(in_type(plan.problem.input), ntaps, cfg.persist_occ, cfg.persist_dynamic, &per_sm));
     cfg.persist_grid = per_sm * props.multiprocessors;
-    FASTPSR_EXPECTS(cfg.persist_grid >= 2, "--gpu-config fft=persist: the GPU holds {} of its blocks at once",
-                    cfg.persist_grid);
+    FASTPSR_EXPECTS(cfg.persist_grid >= 2 || persist_default,
+                    "--gpu-config fft=persist: the GPU holds {} of its blocks at once", cfg.persist_grid);
     // Default ring: the slices all FIR blocks work on at once (persist_groups items a slice) plus
     // those all FFT blocks read (kSliceSpectra a slice), and half as much again, so that neither
     // role waits for a free slot while the other is busy (measured: 8 slots of 32 spectra ran at
@@ -279,10 +302,11 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     const int in_flight = (fir_blocks + persist_groups(cfg.persist_occ) - 1) / persist_groups(cfg.persist_occ) +
                           (fft_blocks + kSliceSpectra - 1) / kSliceSpectra;
     cfg.persist_slots = slots_given > 0 ? slots_given : std::min(256, in_flight * 3 / 2 + 1);
-    return cfg;
+    if (cfg.persist_grid >= 2) return cfg;
+    cfg.persist = false;  // the default, on a GPU that cannot hold the grid: the chunked path
   }
-  FASTPSR_EXPECTS(kv.count("persist_fir") + kv.count("slots") + kv.count("occ") == 0,
-                  "--gpu-config persist_fir=, slots= and occ=: only with fft=persist");
+  FASTPSR_EXPECTS(kv.count("persist_fir") + kv.count("slots") + kv.count("occ") + kv.count("sched") == 0,
+                  "--gpu-config persist_fir=, slots=, occ= and sched=: only with fft=persist");
   if (fft != kv.end() && fft->second == "cluster") {
     FASTPSR_EXPECTS(kv.count("pipe") + kv.count("l2") + kv.count("graph") == 0,
                     "--gpu-config pipe=, l2= and graph=: not with fft=cluster (one kernel, no chunks)");
@@ -392,7 +416,8 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
   if (cfg_.persist) {        // the ring instead of the chunk buffers, no cuFFT plan
     ring_ = DeviceBuffer<float2>(static_cast<std::size_t>(cfg_.persist_slots) * kSliceSpectra * c);
-    counters_ = DeviceBuffer<unsigned>(2 * static_cast<std::size_t>(cfg_.persist_slots));
+    // filled[slots], consumed[slots], then the dynamic schedule's counters a line apart.
+    counters_ = DeviceBuffer<unsigned>(2 * static_cast<std::size_t>(cfg_.persist_slots) + 3 * kPersistNextStride);
     return;
   }
   filt_each_ = f * chunk * c * pol;
@@ -598,8 +623,14 @@ void PpfEngine::persist_all(const void* in, std::size_t nspectra, void* out) con
   a.out = static_cast<float2*>(out);
   a.nspectra = static_cast<long long>(nspectra);
   a.nslots = cfg_.persist_slots;
-  a.fir_blocks = std::max(1, cfg_.persist_grid * cfg_.persist_fir_pct / 100);
-  a.fft_blocks = std::max(1, cfg_.persist_grid - a.fir_blocks);
+  // The first line boundary at least a line past the slot counters (the buffer starts line-aligned).
+  a.next = counters_.get() +
+           ((2 * cfg_.persist_slots + 2 * kPersistNextStride - 1) / kPersistNextStride) * kPersistNextStride;
+  a.dynamic = cfg_.persist_dynamic;
+  a.fir_blocks = a.dynamic ? 0 : std::max(1, cfg_.persist_grid * cfg_.persist_fir_pct / 100);
+  a.fft_blocks = a.dynamic ? cfg_.persist_grid : std::max(1, cfg_.persist_grid - a.fir_blocks);
+  // The item counters are 32-bit (a push is far below 2^31 spectra).
+  FASTPSR_EXPECTS(nspectra < (std::size_t{1} << 31), "fft=persist: {} spectra in one push (internal)", nspectra);
   a.inverse = plan_.inverse_fft;
   a.blocks_per_sm = cfg_.persist_occ;
   // The FIR role loads two samples and two taps at once.
@@ -607,7 +638,13 @@ void PpfEngine::persist_all(const void* in, std::size_t nspectra, void* out) con
   FASTPSR_EXPECTS(reinterpret_cast<std::uintptr_t>(in) % wide == 0,
                   "fft=persist: input not aligned for two-sample loads (internal)");
   FASTPSR_CUDA_TRY(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_));
-  FASTPSR_CUDA_TRY(launch_persist(a, in_type(p.input), p.ntaps, stream_));
+  const cudaError_t launched = launch_persist(a, in_type(p.input), p.ntaps, stream_);
+  if (launched == cudaErrorCooperativeLaunchTooLarge) {
+    throw Error(ErrorCode::resource,
+                "ppf GPU: the persistent FIR + FFT kernel needs every one of its blocks resident at once and this GPU "
+                "cannot hold them now (shared with other work, or limited by MPS); run with --gpu-config fft=cufft");
+  }
+  FASTPSR_CUDA_TRY(launched);
 }
 
 void PpfEngine::run(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages) {

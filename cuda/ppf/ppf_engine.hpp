@@ -24,22 +24,23 @@ struct GpuConfig {
   enum class Fir { reg, cache, shared } fir = Fir::reg;
   FirCacheConfig cache;  ///< the register and the cache kernel
   FirSharedConfig shared;
-  int chunk_spectra = 0;      ///< filtered spectra per coarse channel per chunk
-  bool fused_fft = false;     ///< power output: FFT + detection in one kernel instead of cuFFT
-  int segment_spectra = 1;    ///< fused: spectra per block (a row's segments are summed in order)
-  int fft_log2r = 3;          ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
-  bool fir_fft = false;       ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
-  int fir_fft_clusters = 0;   ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
-  int fir_fft_batch = 16;     ///< fir_fft: spectra per cluster barrier
-  bool fir_fft_lean = false;  ///< fir_fft: the lean variant (cluster=lean; ring by default)
-  int buffers = 1;            ///< pipe=2: two filtered buffers, the FIR of chunk k+1 beside the FFT of chunk k
-  bool l2_persist = false;    ///< l2=persist: the filtered buffers in the L2 cache's persisting part
-  bool graph = false;         ///< graph=1: the chunk loop of a push captured once as a CUDA graph and replayed
-  bool persist = false;       ///< fft=persist: FIR producers and FFT consumers in one resident grid
-  int persist_fir_pct = 55;   ///< persist: percent of the grid's blocks that run the FIR
-  int persist_slots = 8;      ///< persist: ring slots of kSliceSpectra filtered spectra
-  int persist_grid = 0;       ///< persist: blocks in the grid (all resident)
-  int persist_occ = 4;        ///< persist: the variant's blocks per SM (2, 3 or 4)
+  int chunk_spectra = 0;         ///< filtered spectra per coarse channel per chunk
+  bool fused_fft = false;        ///< power output: FFT + detection in one kernel instead of cuFFT
+  int segment_spectra = 1;       ///< fused: spectra per block (a row's segments are summed in order)
+  int fft_log2r = 3;             ///< fused: log2 of the Stockham FFT's radix per thread (3 or 4)
+  bool fir_fft = false;          ///< complex output: FIR + FFT fused in thread-block clusters (fft=cluster)
+  int fir_fft_clusters = 0;      ///< fir_fft: clusters in flight on the GPU (one wave of them per launch)
+  int fir_fft_batch = 16;        ///< fir_fft: spectra per cluster barrier
+  bool fir_fft_lean = false;     ///< fir_fft: the lean variant (cluster=lean; ring by default)
+  int buffers = 1;               ///< pipe=2: two filtered buffers, the FIR of chunk k+1 beside the FFT of chunk k
+  bool l2_persist = false;       ///< l2=persist: the filtered buffers in the L2 cache's persisting part
+  bool graph = false;            ///< graph=1: the chunk loop of a push captured once as a CUDA graph and replayed
+  bool persist = false;          ///< fft=persist: FIR producers and FFT consumers in one resident grid
+  int persist_fir_pct = 55;      ///< persist: percent of the grid's blocks that run the FIR
+  int persist_slots = 8;         ///< persist: ring slots of kSliceSpectra filtered spectra
+  int persist_grid = 0;          ///< persist: blocks in the grid (all resident)
+  int persist_occ = 4;           ///< persist: the variant's blocks per SM (2, 3 or 4)
+  bool persist_dynamic = false;  ///< persist: blocks claim ready items of either kind (sched=dynamic) or keep a role
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };

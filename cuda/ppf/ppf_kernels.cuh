@@ -170,29 +170,34 @@ cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
 /// spectra that stays in L2. C = 2^kPersistLog2C, one polarisation, one coarse channel.
 constexpr int kPersistLog2C = 12;
 constexpr int kPersistThreads = 256;
-constexpr int kSliceSpectra = 16;                                             ///< filtered spectra a ring slot holds
+constexpr int kSliceSpectra = 16;  ///< filtered spectra a ring slot holds
 /// FIR items a slice: 512 channels each (two a thread), or 256 at four blocks an SM (one a thread).
 constexpr int persist_groups(int blocks_per_sm) {
   return (1 << kPersistLog2C) / ((blocks_per_sm >= 4 ? 1 : 2) * kPersistThreads);
 }
+/// Unsigned ints between the dynamic schedule's two item counters, and between them and the slot
+/// counters before them: one 128-byte line each, as every block polls them.
+constexpr int kPersistNextStride = 32;
 struct PersistArgs {
   FirArgs fir;                      ///< in, coeff, phase, nchans, ntaps, type (out, nspectra: per item)
   const float2* twiddle = nullptr;  ///< exp(+2πi·t/C), t < C
   float2* ring = nullptr;           ///< [nslots][kSliceSpectra][C]
   unsigned* filled = nullptr;       ///< [nslots], zero at launch
   unsigned* consumed = nullptr;     ///< [nslots], zero at launch
+  unsigned* next = nullptr;         ///< dynamic: [0] next FIR item, [kPersistNextStride] next FFT item, zero at launch
   float2* out = nullptr;            ///< rows [s][C]
   long long nspectra = 0;
   int nslots = 8;
-  int fir_blocks = 1;
-  int fft_blocks = 1;
+  int fir_blocks = 1;     ///< static: blocks [0, fir_blocks) run the FIR items (dynamic: 0)
+  int fft_blocks = 1;     ///< static: the other blocks run the FFT items (dynamic: the whole grid)
+  bool dynamic = false;   ///< every block claims the next ready item of either kind
   int blocks_per_sm = 2;  ///< the compiled variant: 2 (FIR 16 spectra a thread), 3 or 4 (8)
   bool inverse = false;
 };
 bool persist_supports(int nchans, int ntaps, int npol, int ncoarse);
 std::size_t persist_shared_bytes();
 /// Blocks of the kernel an SM holds at once (the grid must not exceed that times the SMs).
-cudaError_t persist_blocks_per_sm(InType type, int ntaps, int wanted, int* blocks_per_sm);
+cudaError_t persist_blocks_per_sm(InType type, int ntaps, int wanted, bool dynamic, int* blocks_per_sm);
 cudaError_t launch_persist(const PersistArgs& a, InType type, int ntaps, cudaStream_t stream);
 
 /// Fills n bytes (a multiple of 4) with a deterministic pseudo-random pattern, as floats in

@@ -37,7 +37,8 @@ check "accel axes" grep -q 'path *custom cufft' ac.txt
 
 "$tune" ppf --channels 4096 --taps 16 --format ci8 --complex --dry-run >pp.txt 2>&1
 check "ppf key ($(cat pp.txt))" grep -q '^ppf nchans=4096,ntaps=16,ncoarse=1,npol=1,input=ci8,output=complex$' pp.txt
-check "ppf complex output tries the cluster kernel" grep -q 'fft *cufft cluster' pp.txt
+check "ppf complex output tries the persistent and cluster kernels" grep -q 'fft *persist cufft cluster' pp.txt
+check "ppf complex output tries the persistent kernel's schedules" grep -q 'sched *static dynamic' pp.txt
 
 expect_error() {  # expect_error <exit code> <text in stderr> <tune arguments...>
   local code=$1 text=$2

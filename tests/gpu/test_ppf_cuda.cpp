@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fastpsr/cuda/ppf_cuda.hpp"
+#include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/device.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/ppf.hpp"
@@ -369,9 +370,13 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
         auto first = gpu(plan, "fft=persist");
         const auto a = test::run_channeliser(*first, input, nsamples);
         CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
+        // The schedule moves no arithmetic: the same bits for either (dynamic roles, the default,
+        // or static ones), any ring (2 slots: every FIR item waits for the ring to drain), FIR
+        // share and occupancy variant.
         for (const char* cfg :
-             {"fft=persist,slots=2", "fft=persist,persist_fir=10", "fft=persist,persist_fir=90,slots=3",
-              "fft=persist,occ=3", "fft=persist,occ=4,slots=2", "fft=persist,occ=2"}) {
+             {"fft=persist,slots=2", "fft=persist,sched=static", "fft=persist,sched=static,persist_fir=10",
+              "fft=persist,sched=static,persist_fir=90,slots=3", "fft=persist,occ=3", "fft=persist,occ=4,slots=2",
+              "fft=persist,occ=2", "fft=persist,occ=2,sched=static", "fft=persist,sched=dynamic,slots=200"}) {
           CAPTURE(cfg);
           auto ch = gpu(plan, cfg);
           const auto b = test::run_channeliser(*ch, input, nsamples);
@@ -380,10 +385,13 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
         }
         for (std::size_t gulp : {std::size_t{c} * 7 + 1, std::size_t{c} * 100}) {  // pushes of a few spectra and more
           CAPTURE(gulp);
-          auto ch = gpu(plan, "fft=persist", gulp);
-          const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
-          REQUIRE(a.size() == b.size());
-          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+          for (const char* cfg : {"fft=persist", "fft=persist,sched=static"}) {
+            CAPTURE(cfg);
+            auto ch = gpu(plan, cfg, gulp);
+            const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
+            REQUIRE(a.size() == b.size());
+            CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+          }
         }
       }
     }
@@ -394,8 +402,23 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
   CHECK_THROWS_WITH_AS(gpu(power, "fft=persist"), doctest::Contains("fft=persist"), Error);
   const auto plain = make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,slots=1"), doctest::Contains("slots=1"), Error);
-  CHECK_THROWS_WITH_AS(gpu(plain, "slots=4"), doctest::Contains("only with fft=persist"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=cufft,slots=4"), doctest::Contains("only with fft=persist"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fir=register,occ=3"), doctest::Contains("only with fft=persist"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,occ=5"), doctest::Contains("occ=5"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,sched=fifo"), doctest::Contains("sched=fifo"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,persist_fir=50"), doctest::Contains("only with sched=static"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=cufft,sched=static"), doctest::Contains("only with fft=persist"), Error);
+  // The default: the persistent kernel on sm_90 for 8- and 16-bit input (measured faster there),
+  // the chunked path for float input, elsewhere, or when a key of the chunked path is given.
+  const bool sm90 = cuda::device_properties(0).sm_major == 9;
+  const auto ci16 = make_plan(4096, 8, VoltageType::ci16, 1, PpfOutput::complex);
+  const auto cf32 = make_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex);
+  CHECK((gpu(plain, "")->describe().find("persistent") != std::string::npos) == sm90);
+  CHECK((gpu(ci16, "")->describe().find("persistent") != std::string::npos) == sm90);
+  CHECK((gpu(plain, "occ=3")->describe().find("persistent") != std::string::npos) == sm90);
+  CHECK(gpu(cf32, "")->describe().find("persistent") == std::string::npos);
+  CHECK(gpu(plain, "fir=register")->describe().find("persistent") == std::string::npos);
+  CHECK(gpu(plain, "pipe=2")->describe().find("persistent") == std::string::npos);
 }
 
 TEST_CASE("ppf gpu: T = 1 with a flat window is a plain FFT") {
