@@ -406,7 +406,8 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
   CHECK_THROWS_WITH_AS(gpu(plain, "fir=register,occ=3"), doctest::Contains("only with fft=persist"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,occ=5"), doctest::Contains("occ=5"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,sched=fifo"), doctest::Contains("sched=fifo"), Error);
-  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,persist_fir=50"), doctest::Contains("only with sched=static"), Error);
+  CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,sched=dynamic,persist_fir=50"),
+                       doctest::Contains("only with sched=static"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=cufft,sched=static"), doctest::Contains("only with fft=persist"), Error);
   // The default: the persistent kernel on sm_90 for 8- and 16-bit input (measured faster there),
   // the chunked path for float input, elsewhere, or when a key of the chunked path is given.
