@@ -159,7 +159,7 @@ int run(int argc, char** argv) {
   auto* g_run = app.add_option_group("Computing");
   g_run->add_option("--gpu-config", o.gpu_config,
                     "GPU kernel settings: fir=register|cache|shared,cb=N,sb=N,ry=N,cpt=1|2,chunk=N,pipe=1|2,"
-                    "fft=cufft|fused|cluster,... (man ppf); they override the tuned ones");
+                    "fft=persist|cufft|fused|cluster,sched=static|dynamic,... (man ppf); they override the tuned ones");
   g_run->add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune ppf`)");
   g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
   g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
