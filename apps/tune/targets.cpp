@@ -55,6 +55,7 @@ std::vector<TuneAxis> ppf_axes(bool complex_out) {
   if (complex_out) {  // the persistent kernel's (rejected, so skipped, with the other paths)
     a.push_back({"sched", {"static", "dynamic"}});
     a.push_back({"occ", ints({2, 3, 4})});
+    a.push_back({"persist_fir", ints({45, 50, 60, 65})});
   }
   a.push_back({"fir", {"register", "cache", "shared"}});
   a.push_back({"cb", ints({32, 64, 128, 256})});
