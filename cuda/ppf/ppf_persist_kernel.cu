@@ -6,12 +6,13 @@
 // Here the grid is resident for the whole push. Its blocks run FIR items (producers) and FFT
 // items (consumers), which meet in a ring of `nslots` slots of kSliceSpectra filtered spectra
 // (a few tens of MB, so it stays in L2). Which block runs what:
+//   - static (sched=static, the default): blocks [0, fir_blocks) the FIR items in turn, the
+//     others the FFT items, each waiting at its item for the counter it needs. (Nsight Compute
+//     put 29% of the stall samples in those waits: FIR blocks waiting for free slots, FFT blocks
+//     for filled ones.)
 //   - dynamic (sched=dynamic): every block holds a ticket of each kind and runs whichever is
-//     ready first, an FFT item first (next_ready below); the roles balance themselves. (With fixed roles, Nsight
-//     Compute put 29% of the stall samples in the two waits: FIR blocks waiting for free slots, FFT blocks for filled
-//     ones.)
-//   - static (sched=static): blocks [0, fir_blocks) the FIR items in turn, the others the FFT
-//     items, each waiting at its item for the counter it needs.
+//     ready first, an FFT item first (next_ready below), so the roles balance themselves; faster
+//     at T = 8, slower at T = 16 (docs/PERFORMANCE.md).
 // The items:
 //   - a FIR item is (slice, group of 512 channels): it waits until the slot's previous slice has
 //     been consumed, runs the register kernel's thread body (ppf_fir_register.cuh: 16 spectra,
