@@ -45,6 +45,13 @@ DeviceProperties device_properties(int ordinal) {
   d.constant_memory_bytes = p.totalConstMem;
   d.max_threads_per_block = p.maxThreadsPerBlock;
   d.warp_size = p.warpSize;
+  int clock_khz = 0;
+  int bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, ordinal) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal) == cudaSuccess) {
+    d.peak_memory_bandwidth = 2.0 * clock_khz * 1e3 * bus_bits / 8.0;
+  }
+  (void)cudaGetLastError();  // an attribute the driver does not have is no error of ours
   return d;
 }
 

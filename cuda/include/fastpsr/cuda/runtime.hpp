@@ -24,6 +24,9 @@ struct DeviceProperties {
   std::size_t constant_memory_bytes = 0;
   int max_threads_per_block = 0;
   int warp_size = 32;
+  /// Peak DRAM bandwidth, bytes/s, from the memory clock and bus width (double data rate); 0
+  /// where the driver does not report them.
+  double peak_memory_bandwidth = 0.0;
 };
 
 /// Properties of device `ordinal`; throws Error(resource) when it does not exist.
