@@ -97,6 +97,12 @@ class CpuChanneliser final : public Channeliser {
         std::fill_n(coeffx_.begin() + static_cast<std::ptrdiff_t>((t * c + ch) * pol * 2), pol * 2, w);
       }
     }
+    phasex_.resize(2 * c * pol * 2);  // [re, im][C·P·2]
+    for (std::size_t ch = 0; ch < c; ++ch) {
+      const auto at = static_cast<std::ptrdiff_t>(ch * pol * 2);
+      std::fill_n(phasex_.begin() + at, pol * 2, plan_.phase[2 * ch]);
+      std::fill_n(phasex_.begin() + static_cast<std::ptrdiff_t>(c * pol * 2) + at, pol * 2, plan_.phase[2 * ch + 1]);
+    }
 
     const std::size_t block_complex = static_cast<std::size_t>(sb_) * c * pol;
     for (int i = 0; i < threads_; ++i) {
@@ -157,7 +163,7 @@ class CpuChanneliser final : public Channeliser {
 
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
     std::size_t bytes =
-        raw_.size() * capacity_ * sample_bytes_ + out_.size() * sizeof(float) + coeffx_.size() * sizeof(float);
+        raw_.size() * capacity_ * sample_bytes_ + (out_.size() + coeffx_.size() + phasex_.size()) * sizeof(float);
     bytes += scratch_.size() * static_cast<std::size_t>(sb_) * static_cast<std::size_t>(plan_.nchans()) *
              static_cast<std::size_t>(plan_.npol()) * sizeof(fftwf_complex);
     return bytes;
@@ -243,6 +249,7 @@ class CpuChanneliser final : public Channeliser {
       b.in = raw_[static_cast<std::size_t>(f)].data() + s0 * c * sample_bytes_;
       b.coeffx = coeffx_.data();
       b.phase = plan_.phase.data();
+      b.phasex = phasex_.data();
       b.out = work;
       b.nchans = p.nchans;
       b.ntaps = p.ntaps;
@@ -313,6 +320,7 @@ class CpuChanneliser final : public Channeliser {
   std::uint64_t rows_done_ = 0;
   std::vector<std::vector<std::uint8_t>> raw_;
   std::vector<float> coeffx_;
+  std::vector<float> phasex_;  // the phase repeated over (P, re/im): [re, im][C·P·2]
   std::vector<float> out_;
   std::vector<FftwBuffer> scratch_;
   FftwPlan fft_;

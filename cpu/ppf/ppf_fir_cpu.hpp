@@ -13,7 +13,10 @@ struct FirBlock {
   const void* in = nullptr;       ///< raw samples from raw spectrum s0 on: [(S + T − 1)·C][P][2]
   const float* coeffx = nullptr;  ///< coefficients repeated over (P, re/im): [T][C·P·2]
   const float* phase = nullptr;   ///< exp(2πi·m·c/C): [C][2]
-  float* out = nullptr;           ///< filtered spectra × phase: [S][C][P][2]
+  /// The phase's real and imaginary parts repeated over (P, re/im): [2][C·P·2] (the AVX2 tiles
+  /// rotate their accumulators in registers with it)
+  const float* phasex = nullptr;
+  float* out = nullptr;  ///< filtered spectra × phase: [S][C][P][2]
   int nchans = 0;
   int ntaps = 0;
   int npol = 1;
