@@ -50,18 +50,19 @@ InType in_type(VoltageType t) {
 }  // namespace
 
 std::string GpuConfig::describe() const {
+  const int fir_spectra = persist_fir_spectra(persist_occ);
+  const int fir_channels = persist_fir_channels(persist_occ);
   if (persist && persist_dynamic) {
     return fmt::format(
         "FIR + FFT persistent, dynamic roles ({} blocks, {} an SM, each claiming the next ready FIR item ({} spectra x "
         "{} channels a thread) or FFT item (Stockham radix 16); ring of {} slots of {} spectra)",
-        persist_grid, persist_occ, persist_occ <= 2 ? 16 : 8, persist_occ >= 4 ? 1 : 2, persist_slots, kSliceSpectra);
+        persist_grid, persist_occ, fir_spectra, fir_channels, persist_slots, kSliceSpectra);
   }
   if (persist) {
-    const int fir_blocks = std::max(1, persist_grid * persist_fir_pct / 100);
     return fmt::format(
         "FIR + FFT persistent ({} FIR blocks ({} spectra x {} channels a thread) + {} FFT blocks (Stockham radix 16), "
         "{} blocks an SM, ring of {} slots of {} spectra)",
-        fir_blocks, persist_occ <= 2 ? 16 : 8, persist_occ >= 4 ? 1 : 2, persist_grid - fir_blocks, persist_occ,
+        persist_fir_blocks(), fir_spectra, fir_channels, persist_grid - persist_fir_blocks(), persist_occ,
         persist_slots, kSliceSpectra);
   }
   if (fir_fft) {
@@ -305,7 +306,7 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
     // those all FFT blocks read (kSliceSpectra a slice), and half as much again, so that neither
     // role waits for a free slot while the other is busy (measured: 8 slots of 32 spectra ran at
     // half the speed of 16 on an H100 with 132 FIR blocks, which work on 17 slices at once).
-    const int fir_blocks = std::max(1, cfg.persist_grid * cfg.persist_fir_pct / 100);
+    const int fir_blocks = cfg.persist_fir_blocks();
     const int fft_blocks = std::max(1, cfg.persist_grid - fir_blocks);
     const int in_flight = (fir_blocks + persist_groups(cfg.persist_occ) - 1) / persist_groups(cfg.persist_occ) +
                           (fft_blocks + kSliceSpectra - 1) / kSliceSpectra;
@@ -613,17 +614,24 @@ void PpfEngine::fir_fft_all(const void* in, std::size_t in_coarse_stride, std::s
   FASTPSR_CUDA_TRY(launch_fir_fft(a, stream_));
 }
 
+FirArgs PpfEngine::fir_args(const void* in) const {
+  const auto& p = plan_.problem;
+  FirArgs a;
+  a.in = in;
+  a.coeff = coeff_.get();
+  a.phase = phase_.get();
+  a.nchans = p.nchans;
+  a.ntaps = p.ntaps;
+  a.ncoarse = p.ncoarse;
+  a.npol = p.npol;
+  a.type = in_type(p.input);
+  return a;
+}
+
 void PpfEngine::persist_all(const void* in, std::size_t nspectra, void* out) const {
   const auto& p = plan_.problem;
   PersistArgs a;
-  a.fir.in = in;
-  a.fir.coeff = coeff_.get();
-  a.fir.phase = phase_.get();
-  a.fir.nchans = p.nchans;
-  a.fir.ntaps = p.ntaps;
-  a.fir.ncoarse = 1;
-  a.fir.npol = 1;
-  a.fir.type = in_type(p.input);
+  a.fir = fir_args(in);  // one polarisation and coarse channel (persist_supports)
   a.twiddle = twiddle_.get();
   a.ring = ring_.get();
   a.filled = counters_.get();
@@ -635,7 +643,7 @@ void PpfEngine::persist_all(const void* in, std::size_t nspectra, void* out) con
   a.next = counters_.get() +
            ((2 * cfg_.persist_slots + 2 * kPersistNextStride - 1) / kPersistNextStride) * kPersistNextStride;
   a.dynamic = cfg_.persist_dynamic;
-  a.fir_blocks = a.dynamic ? 0 : std::max(1, cfg_.persist_grid * cfg_.persist_fir_pct / 100);
+  a.fir_blocks = a.dynamic ? 0 : cfg_.persist_fir_blocks();
   a.fft_blocks = a.dynamic ? cfg_.persist_grid : std::max(1, cfg_.persist_grid - a.fir_blocks);
   // The item counters are 32-bit (a push is far below 2^31 spectra).
   FASTPSR_EXPECTS(nspectra < (std::size_t{1} << 31), "fft=persist: {} spectra in one push (internal)", nspectra);
@@ -743,20 +751,12 @@ void PpfEngine::fir_chunk(const void* in, std::size_t in_coarse_stride, std::siz
   const auto& p = plan_.problem;
   const std::size_t c = static_cast<std::size_t>(p.nchans);
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
-  FirArgs a;
-  a.in = static_cast<const char*>(in) + s0 * c * plan_.sample_bytes();
+  FirArgs a = fir_args(static_cast<const char*>(in) + s0 * c * plan_.sample_bytes());
   a.in_coarse_stride = in_coarse_stride;
-  a.coeff = coeff_.get();
-  a.phase = phase_.get();
   a.out = filt;
   a.out_coarse_stride = chunk * c;
   a.out_pol_stride = static_cast<std::size_t>(p.ncoarse) * chunk * c;
-  a.nchans = p.nchans;
-  a.ntaps = p.ntaps;
   a.nspectra = static_cast<int>(n);
-  a.ncoarse = p.ncoarse;
-  a.npol = p.npol;
-  a.type = in_type(p.input);
   if (cfg_.fir == GpuConfig::Fir::reg) {
     FASTPSR_CUDA_TRY(launch_fir_register(a, cfg_.cache, stream_));
   } else if (cfg_.fir == GpuConfig::Fir::cache) {

@@ -5,6 +5,7 @@
 /// shared by the streaming channeliser and the benchmark. Internal to the CUDA backend.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,8 @@ struct GpuConfig {
   int persist_grid = 0;          ///< persist: blocks in the grid (all resident)
   int persist_occ = 4;           ///< persist: the variant's blocks per SM (2, 3 or 4)
   bool persist_dynamic = false;  ///< persist: blocks claim ready items of either kind (sched=dynamic) or keep a role
+  /// persist, static schedule: blocks that run the FIR items (the rest run the FFT items).
+  [[nodiscard]] int persist_fir_blocks() const { return std::max(1, persist_grid * persist_fir_pct / 100); }
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] std::string describe_fir() const;
 };
@@ -70,6 +73,8 @@ class PpfEngine {
   // The chunk loop (FIR on stream_, everything after it on fft_stream(); with two buffers the
   // streams meet through events so that the FIR of one chunk runs beside the FFT of the one before).
   void run_chunks(const void* in, std::size_t in_coarse_stride, std::size_t rows, void* out, unsigned stages);
+  /// The FIR arguments every FIR launch shares (input, coefficients, phase, shape, type).
+  [[nodiscard]] FirArgs fir_args(const void* in) const;
   void fir_chunk(const void* in, std::size_t in_coarse_stride, std::size_t s0, std::size_t n, float2* filt) const;
   void after_fir(std::size_t s0, std::size_t n, const float2* filt, void* out, unsigned stages) const;
   void fft_chunk(std::size_t s0, const float2* filt, float2* out) const;

@@ -171,9 +171,14 @@ cudaError_t launch_fir_fft(const FirFftArgs& a, cudaStream_t stream);
 constexpr int kPersistLog2C = 12;
 constexpr int kPersistThreads = 256;
 constexpr int kSliceSpectra = 16;  ///< filtered spectra a ring slot holds
+/// The FIR role's thread at `blocks_per_sm` blocks an SM: channels (two, one at four blocks an
+/// SM: 64 registers) and spectra a pass (16 at two blocks an SM, 128 registers; 8 at three or
+/// four, where 16 would not fit their 80 or 64 registers).
+constexpr int persist_fir_channels(int blocks_per_sm) { return blocks_per_sm >= 4 ? 1 : 2; }
+constexpr int persist_fir_spectra(int blocks_per_sm) { return blocks_per_sm <= 2 ? 16 : 8; }
 /// FIR items a slice: 512 channels each (two a thread), or 256 at four blocks an SM (one a thread).
 constexpr int persist_groups(int blocks_per_sm) {
-  return (1 << kPersistLog2C) / ((blocks_per_sm >= 4 ? 1 : 2) * kPersistThreads);
+  return (1 << kPersistLog2C) / (persist_fir_channels(blocks_per_sm) * kPersistThreads);
 }
 /// Unsigned ints between the dynamic schedule's two item counters, and between them and the slot
 /// counters before them: one 128-byte line each, as every block polls them.

@@ -37,9 +37,6 @@ namespace {
 using fft::Cf;
 using PersistPlan = fft::StockhamPlan<kPersistLog2C, 4>;  // 256 threads of 16 points
 static_assert(PersistPlan::T == kPersistThreads);
-// FIR role: spectra a thread per pass; 16 at two blocks an SM (128 registers), 8 at three or four
-// (the 64 accumulators of 16 would not fit their 80 or 64 registers).
-constexpr int fir_spectra(int blocks_per_sm) { return blocks_per_sm <= 2 ? 16 : 8; }
 constexpr int kChannels = 1 << kPersistLog2C;
 static_assert(persist_groups(2) * kPersistThreads * 2 == kChannels);
 static_assert(persist_groups(4) * kPersistThreads == kChannels);
@@ -82,9 +79,8 @@ __device__ __forceinline__ void count_read(unsigned* counter) {
 // caller has seen the slot free (consumed[slot] >= gen * kSliceSpectra).
 template <typename In, int T, int MINB>
 __device__ __forceinline__ void fir_item(const PersistArgs& a, long long it) {
-  constexpr int kPersistSb = fir_spectra(MINB);
-  // FIR role: two channels a thread, one at four blocks an SM (64 registers).
-  constexpr int kPersistCpt = MINB >= 4 ? 1 : 2;
+  constexpr int kPersistSb = persist_fir_spectra(MINB);
+  constexpr int kPersistCpt = persist_fir_channels(MINB);
   constexpr int kGroups = persist_groups(MINB);
   using V = typename SampleVec<In, 1>::type;
   const long long slice = it / kGroups;

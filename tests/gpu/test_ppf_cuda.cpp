@@ -45,6 +45,16 @@ std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string&
   return cuda::make_channeliser(plan, o, 0);
 }
 
+// Runs `config` over `input` in pushes of `gulp` samples (0: the channeliser's own) and checks
+// that the output has the bits of `expected`.
+void check_same_bits(const std::vector<float>& expected, const ChanneliserPlan& plan, const std::string& config,
+                     const std::vector<std::uint8_t>& input, std::size_t nsamples, std::size_t gulp = 0) {
+  auto ch = gpu(plan, config, gulp);
+  const auto got = test::run_channeliser(*ch, input, nsamples, gulp);
+  REQUIRE(got.size() == expected.size());
+  CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0);
+}
+
 // Every FIR kernel, with default and unusual block shapes and chunks that split the spectra of
 // a push (and of an integration) unevenly. The register kernel exists for T = 4, 8, 16, 32, 64.
 // `all_shapes` false: each kernel once with its defaults (the GPU time of the full matrix).
@@ -221,18 +231,12 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
             CHECK(std::memcmp(r.data(), got.data(), r.size() * sizeof(float)) == 0);
             if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
               const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
-              auto split = gpu(plan, "fft=cluster,cluster=lean", gulp);
-              const auto b = test::run_channeliser(*split, input, nsamples, gulp);
-              REQUIRE(b.size() == got.size());
-              CHECK(std::memcmp(b.data(), got.data(), b.size() * sizeof(float)) == 0);
+              check_same_bits(got, plan, "fft=cluster,cluster=lean", input, nsamples, gulp);
             }
           }
           if (k % 5 == 0) {  // streaming: the same bits for uneven pushes
             const std::size_t gulp = static_cast<std::size_t>(c) * 3 + 11;
-            auto split = gpu(plan, "fft=cluster", gulp);
-            const auto b = test::run_channeliser(*split, input, nsamples, gulp);
-            REQUIRE(b.size() == got.size());
-            CHECK(std::memcmp(b.data(), got.data(), b.size() * sizeof(float)) == 0);
+            check_same_bits(got, plan, "fft=cluster", input, nsamples, gulp);
           }
         }
       }
@@ -280,10 +284,7 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
       const auto a = test::run_channeliser(*whole, input, nsamples);
       for (std::size_t gulp : {1UL, 255UL, 256UL, 5000UL, 33333UL}) {
         CAPTURE(gulp);
-        auto ch = gpu(plan, cfg, gulp);
-        const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        check_same_bits(a, plan, cfg, input, nsamples, gulp);
       }
       CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
     }
@@ -305,10 +306,7 @@ TEST_CASE("ppf gpu: two buffers on two streams, L2 persistence and graphs give t
       for (const char* cfg : {"chunk=16,pipe=2", "chunk=16,pipe=2,l2=persist", "chunk=16,pipe=2,graph=1",
                               "chunk=16,pipe=2,l2=persist,graph=1", "chunk=16,pipe=1,graph=1", "chunk=16"}) {
         CAPTURE(cfg);
-        auto ch = gpu(plan, cfg, gulp);
-        const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        check_same_bits(a, plan, cfg, input, nsamples, gulp);
       }
     }
   }
@@ -338,10 +336,7 @@ TEST_CASE("ppf gpu: two channels a thread in the register kernel (cpt=2) give th
           for (const char* cfg : {"fir=register,cpt=2,chunk=7", "fir=register,cpt=2,sb=4,cb=32,chunk=7",
                                   "fir=register,cpt=2,sb=16,chunk=7", "fir=register,sb=8,chunk=7", "chunk=7"}) {
             CAPTURE(cfg);
-            auto two = gpu(plan, cfg);
-            const auto b = test::run_channeliser(*two, input, nsamples);
-            REQUIRE(a.size() == b.size());
-            CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+            check_same_bits(a, plan, cfg, input, nsamples);
           }
           CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
         }
@@ -370,27 +365,21 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
         auto first = gpu(plan, "fft=persist");
         const auto a = test::run_channeliser(*first, input, nsamples);
         CHECK(test::max_relative_error(a.data(), test::reference_ppf(plan, input, nsamples)) <= kTolerance);
-        // The schedule moves no arithmetic: the same bits for either (dynamic roles, the default,
-        // or static ones), any ring (2 slots: every FIR item waits for the ring to drain), FIR
+        // The schedule moves no arithmetic: the same bits for either (static roles, the default,
+        // or dynamic ones), any ring (2 slots: every FIR item waits for the ring to drain), FIR
         // share and occupancy variant.
         for (const char* cfg :
              {"fft=persist,slots=2", "fft=persist,sched=static", "fft=persist,sched=static,persist_fir=10",
               "fft=persist,sched=static,persist_fir=90,slots=3", "fft=persist,occ=3", "fft=persist,occ=4,slots=2",
               "fft=persist,occ=2", "fft=persist,occ=2,sched=static", "fft=persist,sched=dynamic,slots=200"}) {
           CAPTURE(cfg);
-          auto ch = gpu(plan, cfg);
-          const auto b = test::run_channeliser(*ch, input, nsamples);
-          REQUIRE(a.size() == b.size());
-          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+          check_same_bits(a, plan, cfg, input, nsamples);
         }
         for (std::size_t gulp : {std::size_t{c} * 7 + 1, std::size_t{c} * 100}) {  // pushes of a few spectra and more
           CAPTURE(gulp);
           for (const char* cfg : {"fft=persist", "fft=persist,sched=static"}) {
             CAPTURE(cfg);
-            auto ch = gpu(plan, cfg, gulp);
-            const auto b = test::run_channeliser(*ch, input, nsamples, gulp);
-            REQUIRE(a.size() == b.size());
-            CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+            check_same_bits(a, plan, cfg, input, nsamples, gulp);
           }
         }
       }
