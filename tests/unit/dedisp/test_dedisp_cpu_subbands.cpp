@@ -65,7 +65,8 @@ TEST_CASE("dedisp cpu two-stage: prepsubband -nsub plans equal the reference, ev
       {256, 32, 8, false, 32, 0.0},  // the issue's comparison, scaled down in time
       {96, 12, 8, true, 9, 0.1},     // signed 8-bit, killed channels
       {64, 8, 1, false, 11, 0.0},    // 1-bit
-      {64, 16, 2, false, 7, 0.2},    // 2-bit, killed channels
+      {64, 16, 2, false, 17, 0.2},   // 2-bit, killed channels (17 DMs: 7 made direct sums the cheaper
+                                     // path whenever more than 19 of the 64 channels were killed)
       {48, 6, 4, false, 13, 0.0},    // 4-bit
       {40, 8, 16, false, 6, 0.0},    // 16-bit: uint32 subband rows
       {63, 7, 8, false, 17, 0.0},    // odd channel count and subband width
@@ -87,8 +88,9 @@ TEST_CASE("dedisp cpu two-stage: prepsubband -nsub plans equal the reference, ev
         opt.cpu_config["sub_chunk"] = std::to_string(1 + rng() % 200);
         if (s.nsub == s.nchans) opt.cpu_config["subbands"] = "on";
         auto dd = cpu::make_dedisperser(plan, opt);
-        INFO("nchans " << s.nchans << ", nsub " << s.nsub << ", nbits " << s.nbits << (s.is_signed ? " signed" : "")
-                       << ", ndms " << s.ndms << ", nin " << nin << ", isa " << isa << ", threads " << threads);
+        INFO("nchans " << s.nchans << ", nsub " << s.nsub << ", nbits " << s.nbits
+                       << std::string(s.is_signed ? " signed" : "") << ", ndms " << s.ndms << ", nin " << nin
+                       << ", isa " << isa << ", threads " << threads);
         INFO(dd->describe());
         CHECK(is_two_stage(*dd));
         const auto got = test::run_streaming(*dd, packed, nin, {dd->gulp_samples(), 1 + rng() % 13, 1 + rng() % 301});
