@@ -65,6 +65,7 @@ struct Options {
   std::size_t scale_rows = 1024;
   bool drop_partial = false;
   std::string gpu_config;
+  std::string cpu_config;
   bool no_tuning = false;
   std::size_t gulp = 0;
   std::string fftw = "measure";
@@ -160,6 +161,9 @@ int run(int argc, char** argv) {
   g_run->add_option("--gpu-config", o.gpu_config,
                     "GPU kernel settings: fir=register|cache|shared,cb=N,sb=N,ry=N,cpt=1|2,chunk=N,pipe=1|2,"
                     "fft=persist|cufft|fused|cluster,sched=static|dynamic,... (man ppf); they override the tuned ones");
+  g_run->add_option("--cpu-config", o.cpu_config,
+                    "CPU kernel settings: isa=avx512|avx2|generic, the FIR's SIMD variant (default: the widest "
+                    "this CPU runs)");
   g_run->add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune ppf`)");
   g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
   g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
@@ -226,6 +230,7 @@ int run(int argc, char** argv) {
   const DeviceChoice device = choose_device(o.common);
   ChanneliserOptions copt;
   copt.gpu_config = parse_key_values(o.gpu_config);
+  copt.cpu_config = parse_key_values(o.cpu_config);
   copt.use_tuning = !o.no_tuning;
   copt.gulp_samples = o.gulp * static_cast<std::size_t>(o.channels);
   copt.fftw_effort = o.fftw == "estimate"  ? ChanneliserOptions::FftwEffort::estimate

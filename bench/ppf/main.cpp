@@ -5,7 +5,8 @@
 // bandwidth measured first), the FIR and FFT shares, and a sweep over the GPU configuration.
 // Device-resident: the host link is not timed (GPU: CUDA events; CPU: wall clock, input
 // already in memory). Usage: ppf [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--config KEY=V,...]
-// (--config: that --gpu-config alone on every GPU setup, for profiling; may be repeated).
+// (--config: that --gpu-config alone on every GPU setup, for profiling; may be repeated;
+// --cpu-config: the CPU setups with that --cpu-config, e.g. isa=avx2; may be repeated).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
   double scale = 1.0;
   std::vector<const char*> only_configs;  // GPU: these --gpu-config alone (profiling), no sweep
   std::string only_setup;                 // --setup NAME: that setup alone (profiling)
+  std::vector<std::string> cpu_configs;   // CPU: each of these --cpu-config (default: the default)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cpu-only") == 0) {
       gpu = false;
@@ -159,10 +161,13 @@ int main(int argc, char** argv) {
       only_configs.push_back(argv[++i]);
     } else if (std::strcmp(argv[i], "--setup") == 0 && i + 1 < argc) {
       only_setup = argv[++i];
+    } else if (std::strcmp(argv[i], "--cpu-config") == 0 && i + 1 < argc) {
+      cpu_configs.emplace_back(argv[++i]);
     } else {
       std::fprintf(
           stderr,
-          "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--setup NAME] [--config KEY=V,...]...\n",
+          "usage: %s [--cpu-only | --gpu-only] [--no-sweep] [--scale F] [--setup NAME] [--config KEY=V,...]... "
+          "[--cpu-config KEY=V,...]...\n",
           argv[0]);
       return 2;
     }
@@ -248,12 +253,16 @@ int main(int argc, char** argv) {
       std::printf("CPU: %d threads, %s; memcpy %.1f GB/s (read + write)\n", threads,
                   cpu::describe_cpu_features().c_str(), copy_bw / 1e9);
       const double samples = 8.4e6 * scale;  // 2^23 complex samples per run
-      ChanneliserOptions opt;
-      opt.fftw_effort = ChanneliserOptions::FftwEffort::measure;
-      for (const auto& s : setups(only_setup)) {
-        const auto plan = plan_of(s);
-        const auto t = cpu::benchmark_cpu_ppf(plan, opt, spectra_for(s, samples), 3);
-        results.push_back(make_result("cpu", s, plan, t.rows, t.total_ms, t.fir_ms, t.fft_ms, copy_bw, t.config));
+      if (cpu_configs.empty()) cpu_configs.emplace_back();
+      for (const auto& config : cpu_configs) {
+        ChanneliserOptions opt;
+        opt.fftw_effort = ChanneliserOptions::FftwEffort::measure;
+        opt.cpu_config = parse_key_values(config);
+        for (const auto& s : setups(only_setup)) {
+          const auto plan = plan_of(s);
+          const auto t = cpu::benchmark_cpu_ppf(plan, opt, spectra_for(s, samples), 3);
+          results.push_back(make_result("cpu", s, plan, t.rows, t.total_ms, t.fir_ms, t.fft_ms, copy_bw, t.config));
+        }
       }
     }
   } catch (const Error& e) {

@@ -48,6 +48,32 @@ unsigned fftw_flags(ChanneliserOptions::FftwEffort e) {
   return FFTW_ESTIMATE;
 }
 
+// --cpu-config: isa=avx512|avx2|generic (the FIR's SIMD variant; default the widest this CPU
+// runs). avx512 and avx2 give the same bits; generic rounds twice a tap.
+FirIsa choose_fir_isa(const std::map<std::string, std::string>& config) {
+  FirIsa isa = best_fir_isa();
+  for (const auto& [key, value] : config) {
+    if (key != "isa") {
+      throw Error(ErrorCode::invalid_argument, fmt::format("--cpu-config: unknown key '{}' (known: isa)", key));
+    }
+    if (value == "avx512") {
+      isa = FirIsa::avx512;
+    } else if (value == "avx2") {
+      isa = FirIsa::avx2;
+    } else if (value == "generic") {
+      isa = FirIsa::baseline;
+    } else {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
+    }
+    if (!fir_isa_supported(isa)) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
+    }
+  }
+  return isa;
+}
+
 constexpr std::size_t kScratchTargetBytes = std::size_t{1} << 20;  // per thread: FIR + FFT block in L2
 constexpr int kMaxSpectraPerBlock = 16;
 constexpr std::size_t kDefaultGulpBytes = std::size_t{16} << 20;
@@ -60,6 +86,7 @@ class CpuChanneliser final : public Channeliser {
   CpuChanneliser(const ChanneliserPlan& plan, const ChanneliserOptions& options) : plan_(plan) {
     const auto& p = plan_.problem;
     threads_ = options.threads > 0 ? options.threads : thread_count();
+    isa_ = choose_fir_isa(options.cpu_config);
     const std::size_t c = static_cast<std::size_t>(p.nchans);
     const std::size_t pol = static_cast<std::size_t>(p.npol);
     const std::size_t spr = static_cast<std::size_t>(plan_.spectra_per_row());
@@ -90,11 +117,13 @@ class CpuChanneliser final : public Channeliser {
     max_rows_ = static_cast<std::size_t>(plan_.rows_for_samples(capacity_));
     out_.resize(max_rows_ * plan_.row_floats());
 
-    coeffx_.resize(static_cast<std::size_t>(p.ntaps) * c * pol * 2);
+    // One cache line between the taps' rows (see FirBlock::coeff_stride).
+    coeff_stride_ = c * pol * 2 + 16;
+    coeffx_.assign(static_cast<std::size_t>(p.ntaps) * coeff_stride_, 0.0F);
     for (std::size_t t = 0; t < static_cast<std::size_t>(p.ntaps); ++t) {
       for (std::size_t ch = 0; ch < c; ++ch) {
         const float w = plan_.coeffs[t * c + ch];
-        std::fill_n(coeffx_.begin() + static_cast<std::ptrdiff_t>((t * c + ch) * pol * 2), pol * 2, w);
+        std::fill_n(coeffx_.begin() + static_cast<std::ptrdiff_t>(t * coeff_stride_ + ch * pol * 2), pol * 2, w);
       }
     }
     phasex_.resize(2 * c * pol * 2);  // [re, im][C·P·2]
@@ -157,7 +186,7 @@ class CpuChanneliser final : public Channeliser {
     return fmt::format(
         "CPU: {} thread{}, FIR {} (blocks of {} channels x {} spectra), FFTW {} x {}-point {} per block, "
         "gulp {} samples",
-        threads_, threads_ == 1 ? "" : "s", fir_variant_name(), block_channels_, sb_, sb_ * p.npol, p.nchans,
+        threads_, threads_ == 1 ? "" : "s", fir_isa_name(isa_), block_channels_, sb_, sb_ * p.npol, p.nchans,
         plan_.inverse_fft ? "backward" : "forward", gulp_);
   }
 
@@ -248,6 +277,8 @@ class CpuChanneliser final : public Channeliser {
       FirBlock b;
       b.in = raw_[static_cast<std::size_t>(f)].data() + s0 * c * sample_bytes_;
       b.coeffx = coeffx_.data();
+      b.coeff_stride = coeff_stride_;
+      b.isa = isa_;
       b.phase = plan_.phase.data();
       b.phasex = phasex_.data();
       b.out = work;
@@ -320,6 +351,8 @@ class CpuChanneliser final : public Channeliser {
   std::uint64_t rows_done_ = 0;
   std::vector<std::vector<std::uint8_t>> raw_;
   std::vector<float> coeffx_;
+  std::size_t coeff_stride_ = 0;  // floats between the taps' rows of coeffx_
+  FirIsa isa_ = FirIsa::baseline;
   std::vector<float> phasex_;  // the phase repeated over (P, re/im): [re, im][C·P·2]
   std::vector<float> out_;
   std::vector<FftwBuffer> scratch_;

@@ -38,6 +38,8 @@ expect_error 1 "nothere.dat" -C 64 $raw nothere.dat -o out.fil
 expect_error 2 "disagree" -C 64 --format ci8 --fcentre 1400 --bw 400 --tsamp 1e-9 d640.dat -o out.fil
 expect_error 2 "needs two polarisations" -C 64 --detect IQUV $raw d640.dat -o out.fil
 expect_error 2 "give --format" -C 64 d640.dat -o out.fil
+expect_error 2 "expected avx512, avx2 or generic" -C 64 $raw --cpu-config isa=sse9 d640.dat -o out.fil
+expect_error 2 "unknown key 'tile'" -C 64 $raw --cpu-config tile=8 d640.dat -o out.fil
 cat d640.dat | "$ppf" -C 64 -T 4 $raw --drop-partial -o out.fil -q 2>/dev/null
 check "pipe of 640 ci8 samples, 64 channels x 4 taps" test -s out.fil
 rm -f out.fil
@@ -57,6 +59,19 @@ done
 "$ppf" -C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --drop-partial --fftw estimate --complex s.dat \
   -o file.out -q
 check "a file and a pipe give the same complex output" cmp -s file.out pipe.out
+# The FIR's AVX-512 and AVX2 variants give the same bytes (the default is one of them where the
+# CPU has AVX2 and FMA).
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+for isa in avx512 avx2; do
+  case " $flags " in
+    *" avx2 "*" fma "* | *" fma "*" avx2 "*) ;;
+    *) continue ;;
+  esac
+  [ $isa = avx512 ] && case " $flags " in *" avx512f "*) ;; *) continue ;; esac
+  "$ppf" -C 64 -T 8 --format ci16 --npol 2 --fcentre 1400 --bw 100 --drop-partial --fftw estimate --complex \
+    --cpu-config isa=$isa s.dat -o $isa.out -q
+  check "--cpu-config isa=$isa gives the default's complex output" cmp -s file.out $isa.out
+done
 
 # Complex output as PSRDADA, channelised again by ppf (a second stage).
 head -c $((2 * 2 * 256 * 40)) /dev/urandom >c.dat

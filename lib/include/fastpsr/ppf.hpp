@@ -123,6 +123,8 @@ struct ChanneliserBlock {
 struct ChanneliserOptions {
   std::size_t gulp_samples = 0;                   ///< new samples per coarse channel per push; 0 = default
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
+  /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, the FIR's SIMD variant
+  std::map<std::string, std::string> cpu_config;
   bool use_tuning = false;  ///< CUDA backend: the tuning database under gpu_config (as DedispOptions)
   int threads = 0;          ///< CPU threads; 0 = OpenMP default
   enum class FftwEffort { estimate, measure, patient } fftw_effort = FftwEffort::estimate;  ///< CPU planner

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/cpu/ppf_cpu.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/ppf.hpp"
@@ -32,9 +33,11 @@ ChanneliserPlan make_plan(int c, int t, VoltageType type, int npol, PpfOutput ou
   return make_channeliser_plan(p);
 }
 
-std::unique_ptr<Channeliser> cpu_channeliser(const ChanneliserPlan& plan, std::size_t gulp = 0) {
+std::unique_ptr<Channeliser> cpu_channeliser(const ChanneliserPlan& plan, std::size_t gulp = 0,
+                                             const std::string& isa = "") {
   ChanneliserOptions o;
   o.gulp_samples = gulp;
+  if (!isa.empty()) o.cpu_config["isa"] = isa;
   o.fftw_effort = ChanneliserOptions::FftwEffort::estimate;
   return cpu::make_channeliser(plan, o);
 }
@@ -209,6 +212,63 @@ TEST_CASE("ppf cpu: the FIR's tiles and its leftover rows give the same bits, Na
       CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
     }
   }
+}
+
+TEST_CASE("ppf cpu: the FIR's AVX-512 and AVX2 variants give the same bits; generic matches the reference") {
+  const auto& f = cpu::cpu_features();
+  if (!f.avx512f || !f.avx2 || !f.fma) {
+    MESSAGE("this CPU lacks AVX-512 or AVX2+FMA: the variants are compared where it has them");
+  }
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::uint64_t k = 0;
+  // C·P·2 floats a channel block of 256 channels: 100 channels -> 6 AVX-512 tiles and 8 floats
+  // of rows (P = 1), 12 tiles and one AVX2 tile (P = 2); T below, at and above the tile's 4
+  // spectra; 1 + T + 10 spectra: tiles and leftover spectra.
+  for (int c : {100, 256}) {
+    for (int t : {1, 3, 4, 5, 16}) {
+      for (int npol : {1, 2}) {
+        for (VoltageType type : {VoltageType::ci8, VoltageType::ci16, VoltageType::cf32}) {
+          CAPTURE(c);
+          CAPTURE(t);
+          CAPTURE(npol);
+          CAPTURE(to_string(type));
+          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex);
+          const std::size_t nsamples = static_cast<std::size_t>(c) * (static_cast<std::size_t>(t) + 11);
+          const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k++);
+          const auto ref = test::reference_ppf(plan, input, nsamples);
+          auto generic = cpu_channeliser(plan, 0, "generic");
+          const auto g = test::run_channeliser(*generic, input, nsamples);
+          REQUIRE(g.size() == ref.size());
+          CHECK(test::max_relative_error(g.data(), ref) <= kTolerance);
+          if (!f.avx2 || !f.fma) continue;
+          auto avx2 = cpu_channeliser(plan, 0, "avx2");
+          const auto a = test::run_channeliser(*avx2, input, nsamples);
+          REQUIRE(a.size() == ref.size());
+          CHECK(test::max_relative_error(a.data(), ref) <= kTolerance);
+          if (!f.avx512f) continue;
+          auto avx512 = cpu_channeliser(plan, 0, "avx512");
+          const auto b = test::run_channeliser(*avx512, input, nsamples);
+          REQUIRE(a.size() == b.size());
+          CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ppf cpu: --cpu-config is checked") {
+  const auto plan = make_plan(16, 2, VoltageType::ci8, 1, PpfOutput::complex);
+  CHECK_NOTHROW(cpu_channeliser(plan, 0, "generic"));
+  CHECK_THROWS_WITH_AS(cpu_channeliser(plan, 0, "sse9"), doctest::Contains("expected avx512, avx2 or generic"), Error);
+  ChanneliserOptions o;
+  o.cpu_config["tile"] = "8";
+  CHECK_THROWS_WITH_AS(cpu::make_channeliser(plan, o), doctest::Contains("unknown key 'tile'"), Error);
+  if (!cpu::cpu_features().avx512f) {
+    CHECK_THROWS_WITH_AS(cpu_channeliser(plan, 0, "avx512"), doctest::Contains("this CPU lacks it"), Error);
+  }
+  CHECK(cpu_channeliser(plan)->describe().find(cpu::cpu_features().avx512f ? "FIR avx512" : "FIR ") !=
+        std::string::npos);
 }
 
 TEST_CASE("ppf cpu: push validates its size and flush ends the stream") {
