@@ -72,7 +72,7 @@ __attribute__((target("avx2,fma"))) void rotate1(float* o, float pr, float pi) {
 // separate pass over the output had taken half as long as the FIR itself.
 template <typename In>
 __attribute__((target("avx2,fma"))) void fir_tile_avx2(float* out, std::size_t row, const float* w0, std::size_t wrow,
-                                                       const In* x0, int ntaps, const float* px) {
+                                                       const In* x0, int ntaps, const float* px, std::size_t pol_gap) {
   __m256 acc[kRows][2];
   __m256 win[kRows][2];  // win[r]: input row t + r, converted
   for (int r = 0; r < kRows; ++r) {
@@ -104,8 +104,18 @@ __attribute__((target("avx2,fma"))) void fir_tile_avx2(float* out, std::size_t r
   const __m256 pia = _mm256_loadu_ps(px + row);
   const __m256 pib = _mm256_loadu_ps(px + row + 8);
   for (int r = 0; r < kRows; ++r) {
-    _mm256_storeu_ps(out + static_cast<std::size_t>(r) * row, rotate8(acc[r][0], pra, pia));
-    _mm256_storeu_ps(out + static_cast<std::size_t>(r) * row + 8, rotate8(acc[r][1], prb, pib));
+    const __m256 a = rotate8(acc[r][0], pra, pia);
+    const __m256 b = rotate8(acc[r][1], prb, pib);
+    float* o = out + static_cast<std::size_t>(r) * row;
+    if (pol_gap == 0) {
+      _mm256_storeu_ps(o, a);
+      _mm256_storeu_ps(o + 8, b);
+    } else {  // 4 channels (x, y) -> x of the 4, y of the 4
+      const __m256d ad = _mm256_castps_pd(a);
+      const __m256d bd = _mm256_castps_pd(b);
+      _mm256_storeu_ps(o, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_unpacklo_pd(ad, bd), 0xD8)));
+      _mm256_storeu_ps(o + pol_gap, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_unpackhi_pd(ad, bd), 0xD8)));
+    }
   }
 }
 
@@ -138,7 +148,7 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 rotate16(__m512 
 
 template <typename In>
 __attribute__((target("avx512f"))) void fir_tile_avx512(float* out, std::size_t row, const float* w0, std::size_t wrow,
-                                                        const In* x0, int ntaps, const float* px) {
+                                                        const In* x0, int ntaps, const float* px, std::size_t pol_gap) {
   __m512 acc[kRows][2];
   __m512 win[kRows][2];  // win[r]: input row t + r, converted
   for (int r = 0; r < kRows; ++r) {
@@ -170,25 +180,44 @@ __attribute__((target("avx512f"))) void fir_tile_avx512(float* out, std::size_t 
   const __m512 pia = _mm512_loadu_ps(px + row);
   const __m512 pib = _mm512_loadu_ps(px + row + 16);
   for (int r = 0; r < kRows; ++r) {
-    _mm512_storeu_ps(out + static_cast<std::size_t>(r) * row, rotate16(acc[r][0], pra, pia));
-    _mm512_storeu_ps(out + static_cast<std::size_t>(r) * row + 16, rotate16(acc[r][1], prb, pib));
+    const __m512 a = rotate16(acc[r][0], pra, pia);
+    const __m512 b = rotate16(acc[r][1], prb, pib);
+    float* o = out + static_cast<std::size_t>(r) * row;
+    if (pol_gap == 0) {
+      _mm512_storeu_ps(o, a);
+      _mm512_storeu_ps(o + 16, b);
+    } else {  // 8 channels (x, y) -> x of the 8, y of the 8
+      const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+      const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+      const __m512d ad = _mm512_castps_pd(a);
+      const __m512d bd = _mm512_castps_pd(b);
+      _mm512_storeu_ps(o, _mm512_castpd_ps(_mm512_permutex2var_pd(ad, even, bd)));
+      _mm512_storeu_ps(o + pol_gap, _mm512_castpd_ps(_mm512_permutex2var_pd(ad, odd, bd)));
+    }
   }
 }
 
 #pragma GCC diagnostic pop
+
+// Where float e of a spectrum in input order ([C][P][2]) goes in the FIR's output: the same
+// place, or with split_polarisations, [P][C][2].
+inline std::size_t out_offset(const FirBlock& b, std::size_t row, std::size_t e) {
+  if (!b.split_polarisations) return e;
+  return (e / 2 % 2) * (row / 2) + e / 4 * 2 + e % 2;
+}
 
 // out[s][c] *= phase[c] for spectra [s0, s1) and channels [ca, cb) (where no tile did it). With
 // UseFma by rotate1, the operations of the tiles' rotate8; else plain products and sums (the
 // baseline variant has no FMA to fuse them into).
 template <bool UseFma>
 [[gnu::always_inline]] inline void rotate_rows(const FirBlock& b, std::size_t row, int s0, int s1, int ca, int cb) {
-  const std::size_t per_chan = static_cast<std::size_t>(b.npol) * 2;
   for (int s = s0; s < s1; ++s) {
-    float* o = b.out + static_cast<std::size_t>(s) * row + static_cast<std::size_t>(ca) * per_chan;
     for (int c = ca; c < cb; ++c) {
       const float pr = b.phase[2 * c];
       const float pi = b.phase[2 * c + 1];
-      for (int p = 0; p < b.npol; ++p, o += 2) {
+      for (int p = 0; p < b.npol; ++p) {
+        float* o = b.out + static_cast<std::size_t>(s) * row +
+                   out_offset(b, row, static_cast<std::size_t>(c) * 2 * b.npol + 2 * p);
         if constexpr (UseFma) {
           rotate1(o, pr, pi);
         } else {
@@ -209,12 +238,21 @@ template <bool UseFma, typename In>
 [[gnu::always_inline]] inline void fir_rows(const FirBlock& b, std::size_t row, std::size_t e0, std::size_t len, int s0,
                                             int s1) {
   const auto* in = static_cast<const In*>(b.in);
-  for (int s = s0; s < s1; ++s) std::memset(b.out + static_cast<std::size_t>(s) * row + e0, 0, len * sizeof(float));
+  // Runs of floats that stay together in the output: all of them, or with split_polarisations
+  // one (channel, polarisation) pair each (e0 and len are whole channels).
+  const std::size_t run = b.split_polarisations ? 2 : len;
+  for (int s = s0; s < s1; ++s) {
+    for (std::size_t e = e0; e < e0 + len; e += run) {
+      std::memset(b.out + static_cast<std::size_t>(s) * row + out_offset(b, row, e), 0, run * sizeof(float));
+    }
+  }
   for (int t = 0; t < b.ntaps; ++t) {
-    const float* w = b.coeffx + static_cast<std::size_t>(t) * b.coeff_stride + e0;
+    const float* w = b.coeffx + static_cast<std::size_t>(t) * b.coeff_stride;
     for (int s = s0; s < s1; ++s) {
-      accumulate_row<UseFma>(b.out + static_cast<std::size_t>(s) * row + e0, w,
-                             in + static_cast<std::size_t>(s + t) * row + e0, len);
+      for (std::size_t e = e0; e < e0 + len; e += run) {
+        accumulate_row<UseFma>(b.out + static_cast<std::size_t>(s) * row + out_offset(b, row, e), w + e,
+                               in + static_cast<std::size_t>(s + t) * row + e, run);
+      }
     }
   }
 }
@@ -223,13 +261,15 @@ template <bool UseFma, typename In>
 template <FirIsa Isa, typename In>
 [[gnu::always_inline]] inline void tile_column(const FirBlock& b, std::size_t row, std::size_t e, int s_tiles) {
   const auto* in = static_cast<const In*>(b.in);
+  const std::size_t pol_gap = b.split_polarisations ? row / 2 : 0;
+  const std::size_t out_e = b.split_polarisations ? e / 2 : e;  // the column's first float of polarisation 0
   for (int s = 0; s < s_tiles; s += kRows) {
-    float* out = b.out + static_cast<std::size_t>(s) * row + e;
+    float* out = b.out + static_cast<std::size_t>(s) * row + out_e;
     const In* x = in + static_cast<std::size_t>(s) * row + e;
     if constexpr (Isa == FirIsa::avx512) {
-      fir_tile_avx512(out, row, b.coeffx + e, b.coeff_stride, x, b.ntaps, b.phasex + e);
+      fir_tile_avx512(out, row, b.coeffx + e, b.coeff_stride, x, b.ntaps, b.phasex + e, pol_gap);
     } else {
-      fir_tile_avx2(out, row, b.coeffx + e, b.coeff_stride, x, b.ntaps, b.phasex + e);
+      fir_tile_avx2(out, row, b.coeffx + e, b.coeff_stride, x, b.ntaps, b.phasex + e, pol_gap);
     }
   }
 }

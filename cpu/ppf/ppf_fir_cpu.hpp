@@ -25,7 +25,10 @@ struct FirBlock {
   /// The phase's real and imaginary parts repeated over (P, re/im): [2][C·P·2] (the AVX2 tiles
   /// rotate their accumulators in registers with it)
   const float* phasex = nullptr;
-  float* out = nullptr;  ///< filtered spectra × phase: [S][C][P][2]
+  float* out = nullptr;  ///< filtered spectra × phase: [S][C][P][2], or [S][P][C][2] (below)
+  /// Two polarisations: write each spectrum's polarisations one after the other ([P][C][2]), so
+  /// that the FFT runs on contiguous data (FFTW ran the interleaved ones 1.4x slower).
+  bool split_polarisations = false;
   int nchans = 0;
   int ntaps = 0;
   int npol = 1;
