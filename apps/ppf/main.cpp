@@ -19,6 +19,7 @@
 #include "fastpsr/ppf_backends.hpp"
 #include "fastpsr/ppf_input.hpp"
 #include "fastpsr/ppf_output.hpp"
+#include "fastpsr/read_ahead.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -285,16 +286,22 @@ int run(int argc, char** argv) {
   };
 
   const std::size_t gulp = ch->gulp_samples();
-  std::vector<std::uint8_t> buf(gulp * info.time_sample_bytes());
   Progress progress("ppf", reader->size_bytes().value_or(0));
   const auto t0 = std::chrono::steady_clock::now();
   std::uint64_t nsamples = 0;
-  for (;;) {
-    const std::size_t n = reader->read(buf.data(), gulp);
-    if (n == 0) break;
-    nsamples += n;
-    write_rows(ch->push(buf.data(), n, gulp));  // coarse channel f starts at f·gulp samples
-    progress.update(reader->position_bytes());
+  {
+    // The next gulp is read while this one is channelised (from here on the reader is used by
+    // the reading thread only, until the loop ends).
+    ReadAhead ahead(
+        gulp * info.time_sample_bytes(), [&](std::uint8_t* dst) { return reader->read(dst, gulp); },
+        [&] { return reader->position_bytes(); });
+    for (;;) {
+      const ReadAhead::Chunk chunk = ahead.next();
+      if (chunk.n == 0) break;
+      nsamples += chunk.n;
+      write_rows(ch->push(chunk.data, chunk.n, gulp));  // coarse channel f starts at f·gulp samples
+      progress.update(chunk.position);
+    }
   }
   for (auto b = ch->flush(); !b.empty(); b = ch->flush()) write_rows(b);
   check_sample_count(nsamples, plan, o.drop_partial, reader->name());

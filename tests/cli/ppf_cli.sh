@@ -28,6 +28,8 @@ check "man page" grep -q '^\.TH PPF 1' "$FASTPSR_SOURCE/man/man1/ppf.1"
 raw="--format ci8 --fcentre 1400 --bw 400 --tstart 60000"
 head -c 1001 /dev/urandom >odd.dat
 expect_error 1 "odd.dat: 1001 bytes is not a whole number of ci8 samples" -C 16 $raw odd.dat -o out.fil
+# From a pipe the size is unknown: the error comes from the read (on the reading thread).
+expect_error 1 "<stdin>: the data end inside a sample" -C 16 $raw - -o out.fil < <(cat odd.dat)
 head -c 2000 /dev/urandom >d1000.dat
 expect_error 1 "d1000.dat: 1000 samples is not a multiple of --channels 64" -C 64 $raw d1000.dat -o out.fil
 head -c 1280 /dev/urandom >d640.dat

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "fastpsr/read_ahead.hpp"
+
+#include <utility>
+
+#include "fastpsr/error.hpp"
+
+namespace fastpsr {
+
+ReadAhead::ReadAhead(std::size_t buffer_bytes, std::function<std::size_t(std::uint8_t*)> read,
+                     std::function<std::uint64_t()> position, std::size_t depth)
+    : read_(std::move(read)), position_(std::move(position)), free_(depth), filled_(depth) {
+  FASTPSR_EXPECTS(depth >= 2, "ReadAhead needs two buffers or more, not {}", depth);
+  buffers_.resize(depth);
+  for (std::size_t i = 0; i < depth; ++i) {
+    buffers_[i].resize(buffer_bytes);
+    free_.push(i);
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+ReadAhead::~ReadAhead() {
+  free_.cancel();
+  filled_.cancel();
+  thread_.join();
+}
+
+void ReadAhead::run() {
+  for (;;) {
+    const std::optional<std::size_t> buffer = free_.pop();
+    if (!buffer) return;  // cancelled
+    Filled f;
+    f.buffer = *buffer;
+    try {
+      f.n = read_(buffers_[*buffer].data());
+      f.position = position_();
+    } catch (...) {
+      f.error = std::current_exception();
+    }
+    const bool last = f.error != nullptr || f.n == 0;
+    if (!filled_.push(std::move(f)) || last) return;
+  }
+}
+
+ReadAhead::Chunk ReadAhead::next() {
+  if (ended_) return {};
+  if (held_) {
+    free_.push(*held_);
+    held_.reset();
+  }
+  std::optional<Filled> f = filled_.pop();
+  if (!f) {
+    ended_ = true;
+    return {};
+  }
+  if (f->error) {
+    ended_ = true;
+    std::rethrow_exception(f->error);
+  }
+  if (f->n == 0) ended_ = true;
+  held_ = f->buffer;
+  return {buffers_[f->buffer].data(), f->n, f->position};
+}
+
+}  // namespace fastpsr
