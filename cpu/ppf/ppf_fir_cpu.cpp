@@ -353,13 +353,6 @@ void fir_block(VoltageType type, const FirBlock& b) {
   }
 }
 
-FirIsa best_fir_isa() {
-  const CpuFeatures& f = cpu_features();
-  if (f.avx512f && f.avx2 && f.fma) return FirIsa::avx512;
-  if (f.avx2 && f.fma) return FirIsa::avx2;
-  return FirIsa::baseline;
-}
-
 bool fir_isa_supported(FirIsa isa) {
   const CpuFeatures& f = cpu_features();
   switch (isa) {
@@ -371,6 +364,13 @@ bool fir_isa_supported(FirIsa isa) {
       return true;
   }
   return false;
+}
+
+FirIsa best_fir_isa() {
+  for (FirIsa isa : {FirIsa::avx512, FirIsa::avx2}) {
+    if (fir_isa_supported(isa)) return isa;
+  }
+  return FirIsa::baseline;
 }
 
 const char* fir_isa_name(FirIsa isa) {
