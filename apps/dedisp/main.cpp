@@ -24,6 +24,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
+#include "fastpsr/read_ahead.hpp"
 #include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
 #include "outputs.hpp"
@@ -487,10 +488,8 @@ int run(int argc, char** argv) {
     devmem += dds[r]->device_bytes();
   }
   const std::size_t bps = h.bytes_per_sample();
-  // Two input buffers: the next gulp is read while the current one is dedispersed.
-  std::vector<std::uint8_t> bufs[2] = {std::vector<std::uint8_t>(gulp * bps), std::vector<std::uint8_t>(gulp * bps)};
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
-  host += 2 * bufs[0].size() + zbuf.size() * sizeof(float);
+  host += 2 * gulp * bps + zbuf.size() * sizeof(float);  // the two buffers of the ReadAhead below
   log_verbose("memory: host {:.1f} MiB{}; gulp {} samples; output: {} ({}, {}-bit)",
               static_cast<double>(host) / 1048576.0,
               devmem > 0 ? fmt::format(", device {:.1f} MiB", static_cast<double>(devmem) / 1048576.0) : std::string(),
@@ -525,33 +524,33 @@ int run(int argc, char** argv) {
   Progress progress("dedisp", nin_known.value_or(0));
   times.setup = seconds_since(t_start);
   const auto t0 = Clock::now();
-  std::uint64_t requested = 0;  // samples asked of the reader so far
-  auto read_next = [&](std::vector<std::uint8_t>& into) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
-    requested += want;
-    return std::async(std::launch::async, [&reader, &into, want] {
-      return want == 0 ? std::size_t{0} : reader->read_packed(into.data(), want);
+  {
+    // The next gulp is read on the reading thread while this one is dedispersed.
+    std::uint64_t requested = 0;  // samples asked of the reader so far (the reading thread's)
+    bool ended = false;           // a read came back short: the data ended
+    ReadAhead ahead(gulp * bps, [&](std::uint8_t* into) -> std::size_t {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
+      if (want == 0 || ended) return 0;
+      requested += want;
+      const std::size_t n = reader->read_packed(into, want);
+      ended = n < want;
+      return n;
     });
-  };
-  int cur = 0;
-  std::future<std::size_t> pending = read_next(bufs[cur]);
-  for (;;) {
-    const std::size_t n = PhaseTimes::timed(times.read_wait, [&] { return pending.get(); });  // rethrows read errors
-    if (n == 0) break;
-    nread += n;
-    const bool more = n == gulp && requested < limit;
-    if (more) pending = read_next(bufs[1 - cur]);
-    const std::uint8_t* data = bufs[cur].data();
-    if (o.zero_dm) {
-      zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
-      data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
+    for (;;) {
+      const ReadAhead::Chunk chunk = PhaseTimes::timed(times.read_wait, [&] { return ahead.next(); });  // rethrows
+      const std::size_t n = chunk.n;
+      if (n == 0) break;
+      nread += n;
+      const std::uint8_t* data = chunk.data;
+      if (o.zero_dm) {
+        zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
+        data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
+      }
+      for (std::size_t r = 0; r < dds.size(); ++r) {
+        consume(r, PhaseTimes::timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
+      }
+      progress.update(nread);
     }
-    for (std::size_t r = 0; r < dds.size(); ++r) {
-      consume(r, PhaseTimes::timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
-    }
-    progress.update(nread);
-    if (!more) break;
-    cur = 1 - cur;
   }
   flushing = true;
   for (std::size_t r = 0; r < dds.size(); ++r) {

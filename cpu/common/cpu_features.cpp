@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "fastpsr/cpu/cpu_features.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
+
+#include "fastpsr/error.hpp"
 
 namespace fastpsr::cpu {
 
@@ -33,5 +36,16 @@ std::string describe_cpu_features() {
 }
 
 int thread_count() { return omp_get_max_threads(); }
+
+void check_cpu_isa(const std::string& value, const std::function<bool(const std::string&)>& runs) {
+  if (value != "avx512" && value != "avx2" && value != "generic") {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
+  }
+  if (!runs(value)) {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
+  }
+}
 
 }  // namespace fastpsr::cpu

@@ -256,14 +256,7 @@ void CpuDedisperser::parse_config(const DedispOptions& options) {
   threads_ = options.threads;
   for (const auto& [key, value] : options.cpu_config) {
     if (key == "isa") {
-      if (value != "avx512" && value != "avx2" && value != "generic") {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
-      }
-      if (!isa_supported(value)) {
-        throw Error(ErrorCode::unsupported,
-                    fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
-      }
+      check_cpu_isa(value, isa_supported);
       isa_ = value;
     } else if (key == "dm_block") {
       dm_block_ = parse_size(key, value);

@@ -57,20 +57,8 @@ FirIsa choose_fir_isa(const std::map<std::string, std::string>& config) {
     if (key != "isa") {
       throw Error(ErrorCode::invalid_argument, fmt::format("--cpu-config: unknown key '{}' (known: isa)", key));
     }
-    if (value == "avx512") {
-      isa = FirIsa::avx512;
-    } else if (value == "avx2") {
-      isa = FirIsa::avx2;
-    } else if (value == "generic") {
-      isa = FirIsa::baseline;
-    } else {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
-    }
-    if (!fir_isa_supported(isa)) {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));
-    }
+    check_cpu_isa(value, [](const std::string& name) { return fir_isa_supported(fir_isa_named(name)); });
+    isa = fir_isa_named(value);
   }
   return isa;
 }
@@ -91,17 +79,10 @@ void stream_copy(float* dst, const float* src, std::size_t n) {
 }
 
 // Writes c complex pairs (x[j], y[j]) to dst[4j .. 4j + 3], the output's polarisation-interleaved
-// order, with non-temporal stores where dst is 16-byte aligned (as stream_copy).
+// order, with non-temporal stores (as stream_copy). dst is 16-byte aligned: the rows start at
+// whole channels of 16 bytes in a buffer from operator new (16-byte aligned on x86-64).
 void stream_interleave(float* dst, const float* x, const float* y, std::size_t c) {
-  if ((reinterpret_cast<std::uintptr_t>(dst) & 15) != 0) {
-    for (std::size_t j = 0; j < c; ++j) {
-      dst[4 * j] = x[2 * j];
-      dst[4 * j + 1] = x[2 * j + 1];
-      dst[4 * j + 2] = y[2 * j];
-      dst[4 * j + 3] = y[2 * j + 1];
-    }
-    return;
-  }
+  FASTPSR_EXPECTS((reinterpret_cast<std::uintptr_t>(dst) & 15) == 0, "stream_interleave: unaligned row (internal)");
   for (std::size_t j = 0; j < c; ++j) {
     const __m128 xj = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x + 2 * j)));
     const __m128 yj = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(y + 2 * j)));
@@ -373,7 +354,7 @@ class CpuChanneliser final : public Channeliser {
         }
       }
     }
-    _mm_sfence();  // the non-temporal stores of stream_copy, before another thread reads the rows
+    _mm_sfence();  // the non-temporal stores of stream_copy/interleave, before another thread reads the rows
   }
 
   // Adds the detected products of one spectrum ([C][P][2], or with split_ [P][C][2]) to a row:

@@ -386,4 +386,11 @@ const char* fir_isa_name(FirIsa isa) {
   return "?";
 }
 
+FirIsa fir_isa_named(const std::string& name) {
+  for (FirIsa isa : {FirIsa::avx512, FirIsa::avx2, FirIsa::baseline}) {
+    if (name == fir_isa_name(isa)) return isa;
+  }
+  return FirIsa::baseline;
+}
+
 }  // namespace fastpsr::cpu

@@ -4,6 +4,7 @@
 /// over channels (the paper's C_B) and spectra (S_B), vectorised over the contiguous
 /// (channel, polarisation, re/im) axis; the int8/int16 samples are converted inside the loop.
 #include <cstddef>
+#include <string>
 
 #include "fastpsr/ppf.hpp"
 
@@ -43,7 +44,9 @@ void fir_block(VoltageType type, const FirBlock& b);
 /// The widest variant this CPU runs.
 FirIsa best_fir_isa();
 bool fir_isa_supported(FirIsa isa);
-/// "avx512", "avx2" or "generic" (the names of --cpu-config isa=, as dedisp's).
+/// "avx512", "avx2" or "generic" (the names of --cpu-config isa=, as dedisp's), and back
+/// (a name check_cpu_isa accepts).
 const char* fir_isa_name(FirIsa isa);
+FirIsa fir_isa_named(const std::string& name);
 
 }  // namespace fastpsr::cpu

@@ -33,7 +33,7 @@ void ReadAhead::run() {
     f.buffer = *buffer;
     try {
       f.n = read_(buffers_[*buffer].data());
-      f.position = position_();
+      if (position_) f.position = position_();
     } catch (...) {
       f.error = std::current_exception();
     }

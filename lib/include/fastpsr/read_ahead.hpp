@@ -26,11 +26,11 @@ class ReadAhead {
   };
 
   /// `read(dst)` fills up to `buffer_bytes` of dst and returns how much it read, in its own
-  /// unit, 0 at the end; `position()` is called after each read. Both run on the reading
+  /// unit, 0 at the end; `position()`, where given, is called after each read. Both run on the reading
   /// thread only, one after another; an exception either throws is rethrown by next(), after
   /// the chunks read before it. depth >= 2 buffers (the caller's and the one being read).
   ReadAhead(std::size_t buffer_bytes, std::function<std::size_t(std::uint8_t*)> read,
-            std::function<std::uint64_t()> position, std::size_t depth = 2);
+            std::function<std::uint64_t()> position = {}, std::size_t depth = 2);
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
   /// Stops the reading thread: waits for a read in progress to return (a pipe that never

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Run-time CPU feature checks, for choosing SIMD variants (never #ifdef inside functions).
+#include <functional>
 #include <string>
 
 namespace fastpsr::cpu {
@@ -18,5 +19,9 @@ const CpuFeatures& cpu_features();
 std::string describe_cpu_features();
 /// OpenMP threads a parallel region gets by default.
 int thread_count();
+/// Checks the value of `--cpu-config isa=` (dedisp, ppf): one of "avx512", "avx2", "generic"
+/// (Error(invalid_argument) otherwise) that `runs` says this CPU runs (Error(unsupported)
+/// otherwise, naming the CPU's features). Each backend has its own idea of what a level needs.
+void check_cpu_isa(const std::string& value, const std::function<bool(const std::string&)>& runs);
 
 }  // namespace fastpsr::cpu
