@@ -14,6 +14,7 @@ namespace fastpsr {
 std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options,
                                               const DeviceChoice& device) {
   if (device.backend == Backend::cpu) return cpu::make_channeliser(plan, options);
+  cpu::check_ppf_cpu_config(options.cpu_config);  // a mistyped --cpu-config fails on a GPU run too
 #if FASTPSR_HAVE_CUDA
   return cuda::make_channeliser(plan, detail::with_tuning("ppf", ppf_shape_key(plan), device, options),
                                 device.gpu_index);

@@ -37,11 +37,15 @@ std::string describe_cpu_features() {
 
 int thread_count() { return omp_get_max_threads(); }
 
-void check_cpu_isa(const std::string& value, const std::function<bool(const std::string&)>& runs) {
+void check_cpu_isa_name(const std::string& value) {
   if (value != "avx512" && value != "avx2" && value != "generic") {
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("--cpu-config isa={}: expected avx512, avx2 or generic", value));
   }
+}
+
+void check_cpu_isa(const std::string& value, const std::function<bool(const std::string&)>& runs) {
+  check_cpu_isa_name(value);
   if (!runs(value)) {
     throw Error(ErrorCode::unsupported,
                 fmt::format("--cpu-config isa={}: this CPU lacks it ({})", value, describe_cpu_features()));

@@ -53,6 +53,50 @@ bool isa_supported(const std::string& isa) {
   return isa == "generic";
 }
 
+// --cpu-config as given (0 or empty: not given), its keys and values checked but not what this
+// CPU runs.
+struct CpuConfig {
+  std::string isa;
+  std::size_t dm_block = 0;
+  std::size_t dm_tile = 0;
+  std::size_t time_tile = 0;
+  std::size_t chan_block = 0;
+  std::string subbands;
+  std::size_t sub_chunk = 0;
+};
+
+CpuConfig parse_cpu_config(const std::map<std::string, std::string>& config) {
+  CpuConfig c;
+  for (const auto& [key, value] : config) {
+    if (key == "isa") {
+      check_cpu_isa_name(value);
+      c.isa = value;
+    } else if (key == "dm_block") {
+      c.dm_block = parse_size(key, value);
+    } else if (key == "dm_tile") {
+      c.dm_tile = parse_size(key, value);
+    } else if (key == "time_tile") {
+      c.time_tile = parse_size(key, value);
+    } else if (key == "chan_block") {
+      c.chan_block = parse_size(key, value);
+    } else if (key == "subbands") {
+      if (value != "auto" && value != "on" && value != "off") {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--cpu-config subbands={}: expected auto, on or off", value));
+      }
+      c.subbands = value;
+    } else if (key == "sub_chunk") {
+      c.sub_chunk = parse_size(key, value);
+    } else {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block, "
+                              "subbands, sub_chunk)",
+                              key));
+    }
+  }
+  return c;
+}
+
 std::string_view row_type_name(RowType t) {
   switch (t) {
     case RowType::u16_total_u32:
@@ -252,35 +296,16 @@ void CpuDedisperser::choose_row_type(std::uint64_t max_row_value) {
 }
 
 void CpuDedisperser::parse_config(const DedispOptions& options) {
-  isa_ = best_isa();
+  const CpuConfig c = parse_cpu_config(options.cpu_config);
+  if (!c.isa.empty()) check_cpu_isa(c.isa, isa_supported);
+  isa_ = c.isa.empty() ? best_isa() : c.isa;
   threads_ = options.threads;
-  for (const auto& [key, value] : options.cpu_config) {
-    if (key == "isa") {
-      check_cpu_isa(value, isa_supported);
-      isa_ = value;
-    } else if (key == "dm_block") {
-      dm_block_ = parse_size(key, value);
-    } else if (key == "dm_tile") {
-      dm_tile_ = parse_size(key, value);
-    } else if (key == "time_tile") {
-      time_tile_ = parse_size(key, value);
-    } else if (key == "chan_block") {
-      chan_block_ = parse_size(key, value);
-    } else if (key == "subbands") {
-      if (value != "auto" && value != "on" && value != "off") {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("--cpu-config subbands={}: expected auto, on or off", value));
-      }
-      subbands_ = value;
-    } else if (key == "sub_chunk") {
-      sub_chunk_ = parse_size(key, value);
-    } else {
-      throw Error(ErrorCode::invalid_argument,
-                  fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block, "
-                              "subbands, sub_chunk)",
-                              key));
-    }
-  }
+  if (c.dm_block != 0) dm_block_ = c.dm_block;
+  if (c.dm_tile != 0) dm_tile_ = c.dm_tile;
+  if (c.time_tile != 0) time_tile_ = c.time_tile;
+  if (c.chan_block != 0) chan_block_ = c.chan_block;
+  if (!c.subbands.empty()) subbands_ = c.subbands;
+  if (c.sub_chunk != 0) sub_chunk_ = c.sub_chunk;
 }
 
 void CpuDedisperser::choose_kernel() {
@@ -440,6 +465,8 @@ std::string CpuDedisperser::describe() const {
 }
 
 }  // namespace
+
+void check_dedisp_cpu_config(const std::map<std::string, std::string>& config) { (void)parse_cpu_config(config); }
 
 std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DedispOptions& options) {
   return std::make_unique<CpuDedisperser>(plan, options);

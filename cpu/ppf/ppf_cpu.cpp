@@ -52,15 +52,11 @@ unsigned fftw_flags(ChanneliserOptions::FftwEffort e) {
 // --cpu-config: isa=avx512|avx2|generic (the FIR's SIMD variant; default the widest this CPU
 // runs). avx512 and avx2 give the same bits; generic rounds twice a tap.
 FirIsa choose_fir_isa(const std::map<std::string, std::string>& config) {
-  FirIsa isa = best_fir_isa();
-  for (const auto& [key, value] : config) {
-    if (key != "isa") {
-      throw Error(ErrorCode::invalid_argument, fmt::format("--cpu-config: unknown key '{}' (known: isa)", key));
-    }
-    check_cpu_isa(value, [](const std::string& name) { return fir_isa_supported(fir_isa_named(name)); });
-    isa = fir_isa_named(value);
-  }
-  return isa;
+  check_ppf_cpu_config(config);
+  const auto it = config.find("isa");
+  if (it == config.end()) return best_fir_isa();
+  check_cpu_isa(it->second, [](const std::string& name) { return fir_isa_supported(fir_isa_named(name)); });
+  return fir_isa_named(it->second);
 }
 
 constexpr std::size_t kScratchTargetBytes = std::size_t{1} << 20;  // per thread: FIR + FFT block in L2
@@ -424,6 +420,15 @@ class CpuChanneliser final : public Channeliser {
 };
 
 }  // namespace
+
+void check_ppf_cpu_config(const std::map<std::string, std::string>& config) {
+  for (const auto& [key, value] : config) {
+    if (key != "isa") {
+      throw Error(ErrorCode::invalid_argument, fmt::format("--cpu-config: unknown key '{}' (known: isa)", key));
+    }
+    check_cpu_isa_name(value);
+  }
+}
 
 std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options) {
   return std::make_unique<CpuChanneliser>(plan, options);

@@ -431,6 +431,8 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       {fil.string() + " -d 5 --format dat -B 8 -o " + (tmp / "x").string(), 2, "float32"},
       {fil.string() + " -d 5 --baseline mean:3 -o " + (tmp / "x").string(), 2, "--baseline"},
       {fil.string() + " -d 5 --device cpu --cpu-config isa=sse9 -o " + (tmp / "x").string(), 2, "isa=sse9"},
+      // On the default device too (a GPU where there is one: checked there before any CUDA call).
+      {fil.string() + " -d 5 --cpu-config isa=sse9 -o " + (tmp / "x").string(), 2, "isa=sse9"},
       // Many files are opened by several threads: the error still names the path.
       {fil.string() + " --dm 0:30:1 -o /proc/no-such-dir/x", 1, "/proc/no-such-dir"},
       {fil.string() + " --dm 0:1:0.001 --dm-prec 2 -o " + (tmp / "x").string(), 2, "--dm-prec"},

@@ -23,5 +23,8 @@ int thread_count();
 /// (Error(invalid_argument) otherwise) that `runs` says this CPU runs (Error(unsupported)
 /// otherwise, naming the CPU's features). Each backend has its own idea of what a level needs.
 void check_cpu_isa(const std::string& value, const std::function<bool(const std::string&)>& runs);
+/// The first half of check_cpu_isa: the value is a level's name (Error(invalid_argument)
+/// otherwise), whatever this CPU runs.
+void check_cpu_isa_name(const std::string& value);
 
 }  // namespace fastpsr::cpu

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,10 @@ namespace fastpsr::cpu {
 /// and the output does not depend on how the input was split), detection and integration on
 /// the same cache-resident block. Throws Error(resource) when FFTW cannot make a plan.
 std::unique_ptr<Channeliser> make_channeliser(const ChanneliserPlan& plan, const ChanneliserOptions& options);
+/// Throws Error(invalid_argument) for an unknown key or value of ChanneliserOptions::cpu_config
+/// (not for a level this CPU lacks: make_channeliser checks that). The GPU path calls it too, so
+/// that a mistyped --cpu-config fails wherever the channeliser runs.
+void check_ppf_cpu_config(const std::map<std::string, std::string>& config);
 
 /// Benchmark support (bench/ppf): the PPF over `nspectra` filtered spectra per coarse channel
 /// of pseudo-random input already in memory (the push copy excluded), median of `repeats` runs,
