@@ -12,6 +12,7 @@
 #include <numeric>
 #include <thread>
 
+#include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/backends.hpp"
@@ -280,10 +281,6 @@ class SeriesChain {
   std::uint64_t written_ = 0;
 };
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 // Wall time of the run's phases on the main thread, for -v.
 struct PhaseTimes {
   double setup = 0;        // input header, plans, outputs opened, dedisperser ready
@@ -294,16 +291,6 @@ struct PhaseTimes {
   double dedisp = 0;       // push and flush: copies to the backend and waiting for its blocks
   double output = 0;       // handing blocks to the outputs (baseline, scaling, writes)
   double finish = 0;       // completing the files (.inf, renames)
-  // Times `f`, adding the seconds to `into`.
-  template <typename F>
-  static decltype(auto) timed(double& into, F&& f) {
-    struct Add {
-      double& into;
-      Clock::time_point t0 = Clock::now();
-      ~Add() { into += seconds_since(t0); }
-    } add{into};
-    return f();
-  }
 };
 
 // Threads that write the series of one block at once: the page cache takes a few GB/s per
@@ -458,11 +445,11 @@ int run(int argc, char** argv) {
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
-  auto output = PhaseTimes::timed(times.outputs, [&] { return make_output(oo, h, metas); });
+  auto output = timed(times.outputs, [&] { return make_output(oo, h, metas); });
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
-  auto [device, dds] = PhaseTimes::timed(times.device_wait, [&] { return making.get(); });
+  auto [device, dds] = timed(times.device_wait, [&] { return making.get(); });
   log_verbose("device: {}", device.description);
   std::size_t gulp = SIZE_MAX;
   for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
@@ -512,7 +499,7 @@ int run(int argc, char** argv) {
       }
       chains[first_series[r] + i].push(b.data + i * b.stride, n);
     };
-    PhaseTimes::timed(times.output, [&] {
+    timed(times.output, [&] {
       if (b.empty()) return;
       if (parallel) {
         team.run(plans[r].ndms(), one);
@@ -537,7 +524,7 @@ int run(int argc, char** argv) {
       return n;
     });
     for (;;) {
-      const ReadAhead::Chunk chunk = PhaseTimes::timed(times.read_wait, [&] { return ahead.next(); });  // rethrows
+      const ReadAhead::Chunk chunk = timed(times.read_wait, [&] { return ahead.next(); });  // rethrows
       const std::size_t n = chunk.n;
       if (n == 0) break;
       nread += n;
@@ -547,17 +534,17 @@ int run(int argc, char** argv) {
         data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
       }
       for (std::size_t r = 0; r < dds.size(); ++r) {
-        consume(r, PhaseTimes::timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
+        consume(r, timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
       }
       progress.update(nread);
     }
   }
   flushing = true;
   for (std::size_t r = 0; r < dds.size(); ++r) {
-    auto next = [&] { return PhaseTimes::timed(times.dedisp, [&] { return dds[r]->flush(); }); };
+    auto next = [&] { return timed(times.dedisp, [&] { return dds[r]->flush(); }); };
     for (DedispBlock b = next(); !b.empty(); b = next()) consume(r, b);
   }
-  PhaseTimes::timed(times.output, [&] {
+  timed(times.output, [&] {
     if (parallel) {
       team.run(chains.size(), [&](std::size_t i) { chains[i].finish(); });
     } else {
@@ -579,7 +566,7 @@ int run(int argc, char** argv) {
       }
     }
   }
-  PhaseTimes::timed(times.finish, [&] { output->finish(lengths); });
+  timed(times.finish, [&] { output->finish(lengths); });
 
   double adds = 0;
   for (const auto& p : plans) {

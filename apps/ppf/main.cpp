@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/byte_stream.hpp"
@@ -117,7 +118,20 @@ void check_sample_count(std::uint64_t n, const ChanneliserPlan& plan, bool drop_
   }
 }
 
+// Wall time of the run's phases on the main thread, for -v.
+struct PhaseTimes {
+  double setup = 0;        // from the start to the first read: input opened, plan, channeliser, output opened
+  double plan = 0;         // of which: from the start to the plan made (input header, filter design)
+  double channeliser = 0;  // of which: making the channeliser (a GPU's context and buffers, FFTW plans)
+  double read_wait = 0;    // waiting for the reader (the next gulp is read while one is channelised)
+  double channelise = 0;   // push and flush: copies to the backend and waiting for its rows
+  double output = 0;       // detection scaling and writing the rows
+  double finish = 0;       // completing the output (rename), FFTW wisdom
+};
+
 int run(int argc, char** argv) {
+  const auto t_start = Clock::now();
+  PhaseTimes times;
   Options o;
   CLI::App app{
       "ppf: polyphase filterbank channeliser. Raw complex voltages (raw ci8/ci16/cf32, PSRDADA or GUPPI "
@@ -240,7 +254,8 @@ int run(int argc, char** argv) {
   const std::string wisdom = o.wisdom.empty() ? default_wisdom_path() : o.wisdom;
   const bool use_wisdom = device.backend == Backend::cpu && wisdom != "none" && o.fftw != "estimate";
   if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
-  auto ch = make_channeliser(plan, copt, device);
+  times.plan = seconds_since(t_start);
+  auto ch = timed(times.channeliser, [&] { return make_channeliser(plan, copt, device); });
   log_verbose("input: {} {}, {} coarse channel{} x {} polarisation{}, tsamp {} s, channel bandwidth {} MHz",
               info.format, to_string(info.type), info.ncoarse, info.ncoarse == 1 ? "" : "s", info.npol,
               info.npol == 1 ? "" : "s", info.tsamp_s, info.chan_bw_mhz);
@@ -287,7 +302,8 @@ int run(int argc, char** argv) {
 
   const std::size_t gulp = ch->gulp_samples();
   Progress progress("ppf", reader->size_bytes().value_or(0));
-  const auto t0 = std::chrono::steady_clock::now();
+  times.setup = seconds_since(t_start);
+  const auto t0 = Clock::now();
   std::uint64_t nsamples = 0;
   {
     // The next gulp is read while this one is channelised (from here on the reader is used by
@@ -296,14 +312,22 @@ int run(int argc, char** argv) {
         gulp * info.time_sample_bytes(), [&](std::uint8_t* dst) { return reader->read(dst, gulp); },
         [&] { return reader->position_bytes(); });
     for (;;) {
-      const ReadAhead::Chunk chunk = ahead.next();
+      const ReadAhead::Chunk chunk = timed(times.read_wait, [&] { return ahead.next(); });
       if (chunk.n == 0) break;
       nsamples += chunk.n;
-      write_rows(ch->push(chunk.data, chunk.n, gulp));  // coarse channel f starts at f·gulp samples
+      // Coarse channel f starts at f·gulp samples.
+      const ChanneliserBlock rows = timed(times.channelise, [&] { return ch->push(chunk.data, chunk.n, gulp); });
+      timed(times.output, [&] { write_rows(rows); });
       progress.update(chunk.position);
     }
   }
-  for (auto b = ch->flush(); !b.empty(); b = ch->flush()) write_rows(b);
+  for (;;) {
+    const ChanneliserBlock rows = timed(times.channelise, [&] { return ch->flush(); });
+    if (rows.empty()) break;
+    timed(times.output, [&] { write_rows(rows); });
+  }
+  const double stream = seconds_since(t0);
+  const auto t_finish = Clock::now();
   check_sample_count(nsamples, plan, o.drop_partial, reader->name());
   const std::uint64_t spectra = nsamples / static_cast<std::uint64_t>(plan.nchans());
   const std::uint64_t unused = spectra - static_cast<std::uint64_t>(plan.ntaps() - 1) -
@@ -333,11 +357,18 @@ int run(int argc, char** argv) {
       log_verbose("FFTW wisdom not saved: {}: {}", e.path(), e.what());
     }
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  times.finish = seconds_since(t_finish);
+  const double secs = seconds_since(t0);
   log_verbose(
       "{} samples per channel in, {} output samples out, {:.2f} s: {:.3g} complex samples/s ({:.2f}x real time)",
       nsamples, rows_written, secs, static_cast<double>(nsamples) * info.ncoarse * info.npol / std::max(secs, 1e-9),
       static_cast<double>(nsamples) * info.tsamp_s / std::max(secs, 1e-9));
+  log_verbose(
+      "time: {:.3f} s from the start to the output completed: set-up {:.3f} s (input and plan {:.3f}, channeliser "
+      "made {:.3f}), stream {:.3f} s (waiting for the reader {:.3f}, channelising {:.3f}, output {:.3f}), output "
+      "completed {:.3f} s",
+      seconds_since(t_start), times.setup, times.plan, times.channeliser, stream, times.read_wait, times.channelise,
+      times.output, times.finish);
   return kExitOk;
 }
 
