@@ -64,4 +64,9 @@ std::pair<std::size_t, std::size_t> memory_info() {
 
 void set_device(int ordinal) { FASTPSR_CUDA_TRY(cudaSetDevice(ordinal)); }
 
+void prepare_device(int device) {
+  set_device(device);
+  FASTPSR_CUDA_TRY(cudaFree(nullptr));
+}
+
 }  // namespace fastpsr::cuda

@@ -11,8 +11,6 @@
 // Input and output slots rotate separately (a gulp may have input but no output yet, or, when
 // flushing, output but no input). At most S - 1 blocks stay pending after a call, so a block
 // handed to the caller is overwritten only by a later call.
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -20,70 +18,13 @@
 #include <thread>
 
 #include "common/cuda_memory.hpp"
+#include "common/pinned_arena.hpp"
 #include "dedisp/dedisp_engine.hpp"
 #include "fastpsr/cuda/dedisp_cuda.hpp"
 #include "fastpsr/error.hpp"
 
 namespace fastpsr::cuda {
 namespace {
-
-// Page-locked host memory for every slot at once: mapped, its pages first touched by several
-// threads (the kernel zeroes them in parallel, in 2 MiB pages where it can), then registered
-// with CUDA. On the H100 host this took 111 ms for 576 MiB where cudaHostAlloc took 321 ms
-// (which zeroes and pins on one thread), and it is freed faster too.
-class PinnedArena {
- public:
-  explicit PinnedArena(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_ == 0) return;
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    map_bytes_ = (bytes_ + kHuge - 1) / kHuge * kHuge + kHuge;  // room to align to 2 MiB
-    map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map_ == MAP_FAILED) {
-      map_ = nullptr;
-      throw Error(ErrorCode::resource, fmt::format("cannot map {:.1f} MiB of host memory for the GPU's transfers: {}",
-                                                   static_cast<double>(bytes_) / 1048576.0, std::strerror(errno)));
-    }
-    const auto base = reinterpret_cast<std::uintptr_t>(map_);
-    ptr_ = reinterpret_cast<std::uint8_t*>((base + kHuge - 1) / kHuge * kHuge);
-#ifdef MADV_HUGEPAGE
-    (void)::madvise(ptr_, bytes_, MADV_HUGEPAGE);  // a hint: fewer faults and page-table entries
-#endif
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
-    const std::size_t share = (bytes_ / threads + 4095) / 4096 * 4096;
-    std::vector<std::thread> touching;
-    for (std::size_t t = 0; t < threads; ++t) {
-      touching.emplace_back([this, t, share] {
-        const std::size_t end = std::min(bytes_, (t + 1) * share);
-        for (std::size_t b = t * share; b < end; b += 4096) ptr_[b] = 0;
-      });
-    }
-    for (auto& t : touching) t.join();
-    const cudaError_t e = cudaHostRegister(ptr_, bytes_, cudaHostRegisterDefault);
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      ::munmap(map_, map_bytes_);
-      map_ = nullptr;
-      FASTPSR_CUDA_TRY(e);
-    }
-  }
-  ~PinnedArena() {
-    if (map_ == nullptr) return;
-    (void)cudaHostUnregister(ptr_);
-    ::munmap(map_, map_bytes_);
-  }
-  PinnedArena(const PinnedArena&) = delete;
-  PinnedArena& operator=(const PinnedArena&) = delete;
-  [[nodiscard]] std::uint8_t* get() const noexcept { return ptr_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-  std::size_t map_bytes_ = 0;
-  void* map_ = nullptr;
-  std::uint8_t* ptr_ = nullptr;
-};
-
-std::size_t round_to_page(std::size_t bytes) { return (bytes + 4095) / 4096 * 4096; }
 
 class CudaDedisperser final : public Dedisperser {
  public:
@@ -278,11 +219,6 @@ class CudaDedisperser final : public Dedisperser {
 
 std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DedispOptions& options, int device) {
   return std::make_unique<CudaDedisperser>(plan, options, device);
-}
-
-void prepare_device(int device) {
-  set_device(device);
-  FASTPSR_CUDA_TRY(cudaFree(nullptr));
 }
 
 }  // namespace fastpsr::cuda

@@ -2,9 +2,11 @@
 #include "fastpsr/cuda/ppf_cuda.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
+#include "common/pinned_arena.hpp"
 #include "fastpsr/error.hpp"
 #include "ppf_engine.hpp"
 
@@ -20,8 +22,7 @@ constexpr std::size_t kDefaultGulpBytes = std::size_t{64} << 20;  // the larger 
 class CudaChanneliser final : public Channeliser {
  public:
   CudaChanneliser(const ChanneliserPlan& plan, const ChanneliserOptions& options, int device)
-      : plan_(plan), device_(device) {
-    set_device(device_);
+      : plan_(plan), device_(device), context_ms_(time_context(device)) {
     const auto props = device_properties(device_);
     cfg_ = ppf::parse_gpu_config(options.gpu_config, plan_, props);
     const auto& p = plan_.problem;
@@ -50,8 +51,16 @@ class CudaChanneliser final : public Channeliser {
     for (auto& r : raw_) r = DeviceBuffer<std::uint8_t>(f * capacity_ * sample_bytes_);
     out_rows_capacity_ = engine_->out_rows_capacity(std::max<std::size_t>(max_rows_, 1));
     d_out_ = DeviceBuffer<float>(out_rows_capacity_ * plan_.row_floats());
-    h_in_ = PinnedBuffer<std::uint8_t>(f * gulp_ * sample_bytes_);
-    for (auto& h : h_out_) h = PinnedBuffer<float>(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats());
+    // The pinned staging buffers in one arena (faster to make and free than cudaHostAlloc).
+    const auto t0 = Clock::now();
+    const std::size_t in_bytes = round_to_page(f * gulp_ * sample_bytes_);
+    const std::size_t out_bytes =
+        round_to_page(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats() * sizeof(float));
+    pinned_ = PinnedArena(in_bytes + 2 * out_bytes);
+    h_in_ = pinned_.get();
+    for (int i = 0; i < 2; ++i) h_out_[i] = reinterpret_cast<float*>(pinned_.get() + in_bytes + i * out_bytes);
+    pinned_ms_ = ms_since(t0);
+    setup_ms_ = ms_since(created_);
   }
 
   ~CudaChanneliser() override { (void)cudaStreamSynchronize(stream_.get()); }
@@ -68,11 +77,11 @@ class CudaChanneliser final : public Channeliser {
     const auto* src = static_cast<const std::uint8_t*>(in);
     if (n > 0) {
       for (std::size_t f = 0; f < f_count; ++f) {
-        std::memcpy(h_in_.get() + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
+        std::memcpy(h_in_ + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
       }
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_,
-                                         h_in_.get(), gulp_ * sample_bytes_, n * sample_bytes_, f_count,
-                                         cudaMemcpyHostToDevice, stream_.get()));
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, h_in_,
+                                         gulp_ * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
+                                         stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
     }
     count_ += n;
@@ -93,13 +102,14 @@ class CudaChanneliser final : public Channeliser {
 
   [[nodiscard]] std::string describe() const override {
     const auto props = device_properties(device_);
-    return fmt::format("GPU {} ({}): {} ({} {}-point transforms), gulp {} samples", device_, props.name,
-                       cfg_.describe(), plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_);
+    return fmt::format(
+        "GPU {} ({}): {} ({} {}-point transforms), gulp {} samples\n  set-up {:.1f} ms: CUDA context {:.1f} ms, "
+        "{:.1f} MiB of pinned host buffers {:.1f} ms",
+        device_, props.name, cfg_.describe(), plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_,
+        setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_);
   }
 
-  [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return h_in_.bytes() + h_out_[0].bytes() + h_out_[1].bytes();
-  }
+  [[nodiscard]] std::size_t host_bytes() const noexcept override { return pinned_.bytes(); }
   [[nodiscard]] std::size_t device_bytes() const noexcept override {
     return raw_[0].bytes() + raw_[1].bytes() + d_out_.bytes() + engine_->device_bytes();
   }
@@ -116,7 +126,7 @@ class CudaChanneliser final : public Channeliser {
     const int slot = next_slot_;
     next_slot_ ^= 1;
     engine_->run(raw_[cur_].get(), capacity_, rows, d_out_.get());
-    FASTPSR_CUDA_TRY(cudaMemcpyAsync(h_out_[slot].get(), d_out_.get(), rows * plan_.row_floats() * sizeof(float),
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(h_out_[slot], d_out_.get(), rows * plan_.row_floats() * sizeof(float),
                                      cudaMemcpyDeviceToHost, stream_.get()));
     FASTPSR_CUDA_TRY(cudaEventRecord(out_done_[slot].get(), stream_.get()));
     // Keep what later rows need: the tail moves to the front of the other raw buffer.
@@ -143,12 +153,28 @@ class CudaChanneliser final : public Channeliser {
     FASTPSR_CUDA_TRY(cudaEventSynchronize(out_done_[pending_->slot].get()));
     block.first = pending_->first;
     block.nrows = pending_->nrows;
-    block.data = h_out_[pending_->slot].get();
+    block.data = h_out_[pending_->slot];
     return block;
   }
 
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  // Makes `device` current before any member that belongs to a device (the stream, events,
+  // buffers) is made, creating its context; returns the milliseconds it took.
+  static double time_context(int device) {
+    const auto t0 = Clock::now();
+    prepare_device(device);
+    return ms_since(t0);
+  }
+
+  Clock::time_point created_ = Clock::now();
   ChanneliserPlan plan_;
   int device_ = 0;
+  double context_ms_ = 0;  // before stream_ and the events: they are made on the current device
+  double pinned_ms_ = 0;
+  double setup_ms_ = 0;
   ppf::GpuConfig cfg_;
   std::size_t sample_bytes_ = 0;
   std::size_t history_max_ = 0;
@@ -165,8 +191,9 @@ class CudaChanneliser final : public Channeliser {
   std::unique_ptr<ppf::PpfEngine> engine_;
   DeviceBuffer<std::uint8_t> raw_[2];
   DeviceBuffer<float> d_out_;
-  PinnedBuffer<std::uint8_t> h_in_;
-  PinnedBuffer<float> h_out_[2];
+  PinnedArena pinned_;
+  std::uint8_t* h_in_ = nullptr;  // in pinned_
+  float* h_out_[2] = {};          // in pinned_
   Event h2d_done_;
   Event out_done_[2];
 };

@@ -18,6 +18,7 @@
 /// same key=value form.
 #include <memory>
 
+#include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/dedisp.hpp"
 
 namespace fastpsr::cuda {
@@ -30,9 +31,6 @@ namespace fastpsr::cuda {
 /// could pass 2^32).
 std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DedispOptions& options, int device);
 
-/// Creates GPU `device`'s context now (a few hundred ms on a large GPU), so that a later
-/// make_dedisperser() does not wait for it: call it on another thread while the input and the
-/// outputs are opened. Throws Error(resource) for a missing or unusable GPU.
-void prepare_device(int device);
+// prepare_device(device) (runtime.hpp) creates the context ahead of make_dedisperser().
 
 }  // namespace fastpsr::cuda

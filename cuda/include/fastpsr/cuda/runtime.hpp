@@ -35,5 +35,10 @@ DeviceProperties device_properties(int ordinal);
 std::pair<std::size_t, std::size_t> memory_info();
 /// Makes `ordinal` current for the calling thread.
 void set_device(int ordinal);
+/// Makes `device` current and creates its context now (a few hundred ms on a large GPU), so
+/// that a later backend constructor does not wait for it (call it on another thread while the
+/// input and the outputs are opened), and so that what a constructor creates (streams, events)
+/// belongs to that device. Throws Error(resource) for a missing or unusable GPU.
+void prepare_device(int device);
 
 }  // namespace fastpsr::cuda
