@@ -100,7 +100,7 @@ std::string GpuConfig::describe_fir() const {
                      chunk_spectra);
 }
 
-/// Peak DRAM bandwidth an SM below which fft=persist is the default (see parse_gpu_config).
+/// Peak DRAM bandwidth an SM below which fft=persist is the default at T = 8 (see parse_gpu_config).
 constexpr double kPersistDefaultBytesPerSm = 30e9;
 
 GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const ChanneliserPlan& plan,
@@ -255,21 +255,23 @@ GpuConfig parse_gpu_config(const std::map<std::string, std::string>& kv, const C
   const std::size_t fused_smem = fused_shape ? fft_detect_shared_bytes(log2n, cfg.fft_log2r, npol) : 0;
   const bool fused_possible = fused_shape && fused_smem > 0 && fused_smem <= props.shared_per_block_optin;
   const auto fft = kv.find("fft");
-  // The persistent kernel is the default where it was measured faster than the chunked path:
-  // it is bound by the SMs (~130-150 Gsamp/s on a 132-SM Hopper), the chunked path by memory
-  // (26 bytes a ci8 sample), so it wins where memory is slow for the SMs: an H100 (3.35 TB/s
-  // peak, 25 GB/s an SM; 2026-11-26: ci8 +10..28%, ci16 +8..21% at T = 4, 8, 16; cf32 -4..+5%,
-  // so not there) and not an H200 (4.8 TB/s, 36 GB/s an SM: level at the target, 147.5 against
-  // 145.5, where the chunked path runs 35% faster than on the H100). Unless a key of the chunked
-  // path is given.
+  // The persistent kernel is the default where it was measured faster than the chunked path,
+  // for 8- and 16-bit input on sm_90: on an H100 (3.35 TB/s peak, 25 GB/s an SM; 2026-11-26:
+  // ci8 +10..28%, ci16 +8..21% at T = 4, 8, 16) and on an H200 (4.8 TB/s, 36 GB/s an SM; three
+  // runs on 2026-11-26: ci8 +9% / +1..2% at T = 4 / 16, ci16 +9% / +0..2% / +3..4% at T = 4, 8,
+  // 16) except ci8 at T = 8 there (chunked 2.4-3.6% faster), hence T = 8 keeps the chunked path
+  // where memory is fast for the SMs (30 GB/s an SM or more). Float input keeps the chunked path
+  // (H100 -4..+5%; H200 +4..6% at T = 4, 16 but -7% at T = 8). Unless a key of the chunked path
+  // is given.
   const bool chunked_key = kv.count("fir") + kv.count("cb") + kv.count("sb") + kv.count("ry") + kv.count("cpt") +
                                kv.count("chunk") + kv.count("pipe") + kv.count("l2") + kv.count("graph") +
                                kv.count("cluster") >
                            0;
-  const bool persist_default = fft == kv.end() && !chunked_key && plan.complex_output() &&
-                               persist_supports(c, ntaps, npol, plan.ncoarse()) && props.sm_major == 9 &&
-                               plan.problem.input != VoltageType::cf32 && props.peak_memory_bandwidth > 0.0 &&
-                               props.peak_memory_bandwidth < kPersistDefaultBytesPerSm * props.multiprocessors;
+  const bool persist_default =
+      fft == kv.end() && !chunked_key && plan.complex_output() && persist_supports(c, ntaps, npol, plan.ncoarse()) &&
+      props.sm_major == 9 && plan.problem.input != VoltageType::cf32 &&
+      (ntaps != 8 || (props.peak_memory_bandwidth > 0.0 &&
+                      props.peak_memory_bandwidth < kPersistDefaultBytesPerSm * props.multiprocessors));
   if ((fft != kv.end() && fft->second == "persist") || persist_default) {
     FASTPSR_EXPECTS(plan.complex_output() && persist_supports(c, ntaps, npol, plan.ncoarse()) && props.sm_major >= 7,
                     "--gpu-config fft=persist: needs complex output, C = 4096 (C = {}), T = 4, 8 or 16 (T = {}), one "

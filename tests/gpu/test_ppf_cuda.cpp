@@ -398,17 +398,22 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,sched=dynamic,persist_fir=50"),
                        doctest::Contains("only with sched=static"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=cufft,sched=static"), doctest::Contains("only with fft=persist"), Error);
-  // The default: the persistent kernel on sm_90 with less than 30 GB/s of peak memory bandwidth
-  // an SM (an H100: measured faster there) for 8- and 16-bit input; the chunked path for float
-  // input, on other GPUs (an H200), or when a key of the chunked path is given.
+  // The default: the persistent kernel on sm_90 for 8- and 16-bit input, at T = 8 only with
+  // less than 30 GB/s of peak memory bandwidth an SM (an H100, not an H200: measured faster
+  // there); the chunked path for float input, on other GPUs, or when a key of the chunked path
+  // is given.
   const auto props = cuda::device_properties(0);
-  const bool by_default = props.sm_major == 9 && props.peak_memory_bandwidth > 0.0 &&
-                          props.peak_memory_bandwidth < 30e9 * props.multiprocessors;
+  const bool sm90 = props.sm_major == 9;
+  const bool slow_memory =
+      props.peak_memory_bandwidth > 0.0 && props.peak_memory_bandwidth < 30e9 * props.multiprocessors;
+  const bool by_default = sm90;  // plain: T = 16
   MESSAGE("peak memory bandwidth ", props.peak_memory_bandwidth / 1e12, " TB/s, ", props.multiprocessors, " SMs");
   const auto ci16 = make_plan(4096, 8, VoltageType::ci16, 1, PpfOutput::complex);
+  const auto ci16_t4 = make_plan(4096, 4, VoltageType::ci16, 1, PpfOutput::complex);
   const auto cf32 = make_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex);
   CHECK((gpu(plain, "")->describe().find("persistent") != std::string::npos) == by_default);
-  CHECK((gpu(ci16, "")->describe().find("persistent") != std::string::npos) == by_default);
+  CHECK((gpu(ci16_t4, "")->describe().find("persistent") != std::string::npos) == sm90);
+  CHECK((gpu(ci16, "")->describe().find("persistent") != std::string::npos) == (sm90 && slow_memory));
   if (by_default) {  // the persistent kernel's keys then need no fft=persist
     CHECK(gpu(plain, "occ=3")->describe().find("persistent") != std::string::npos);
   } else {
