@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "common/phase_timer.hpp"
 #include "common/progress.hpp"
@@ -308,9 +309,19 @@ int run(int argc, char** argv) {
   {
     // The next gulp is read while this one is channelised (from here on the reader is used by
     // the reading thread only, until the loop ends).
-    ReadAhead ahead(
-        gulp * info.time_sample_bytes(), [&](std::uint8_t* dst) { return reader->read(dst, gulp); },
-        [&] { return reader->position_bytes(); });
+    // Into the channeliser's own buffers where it has any (a GPU's page-locked memory, uploaded
+    // without a copy), else into the reader's.
+    auto read = [&](std::uint8_t* dst) { return reader->read(dst, gulp); };
+    auto position = [&] { return reader->position_bytes(); };
+    const std::size_t gulp_bytes = gulp * info.time_sample_bytes();
+    std::vector<std::uint8_t*> buffers = ch->input_buffers(2, gulp_bytes);
+    std::optional<ReadAhead> reading;
+    if (buffers.empty()) {
+      reading.emplace(gulp_bytes, read, position);
+    } else {
+      reading.emplace(std::move(buffers), read, position);
+    }
+    ReadAhead& ahead = *reading;
     for (;;) {
       const ReadAhead::Chunk chunk = timed(times.read_wait, [&] { return ahead.next(); });
       if (chunk.n == 0) break;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "common/pinned_arena.hpp"
 #include "fastpsr/error.hpp"
@@ -73,9 +74,18 @@ class CudaChanneliser final : public Channeliser {
     if (stride == 0) stride = n;
     set_device(device_);
     const std::size_t f_count = static_cast<std::size_t>(plan_.ncoarse());
-    FASTPSR_CUDA_TRY(cudaEventSynchronize(h2d_done_.get()));  // the staging buffer is free again
     const auto* src = static_cast<const std::uint8_t*>(in);
-    if (n > 0) {
+    // From one of input_buffers(): uploaded straight from it (no staging copy: on the H200
+    // machine that copy was most of a push, ~0.25 s a GiB on one core), and the push returns
+    // once the upload is done, as the caller may then refill the buffer.
+    const bool direct = n > 0 && in_input_buffers(src, ((f_count - 1) * stride + n) * sample_bytes_);
+    if (direct) {
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, src,
+                                         stride * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
+                                         stream_.get()));
+      FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
+    } else if (n > 0) {
+      FASTPSR_CUDA_TRY(cudaEventSynchronize(h2d_done_.get()));  // the staging buffer is free again
       for (std::size_t f = 0; f < f_count; ++f) {
         std::memcpy(h_in_ + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
       }
@@ -90,7 +100,17 @@ class CudaChanneliser final : public Channeliser {
     if (rows > 0) fresh = enqueue(rows);
     ChanneliserBlock block = take_pending();
     pending_ = fresh;
+    if (direct) FASTPSR_CUDA_TRY(cudaEventSynchronize(h2d_done_.get()));
     return block;
+  }
+
+  std::vector<std::uint8_t*> input_buffers(std::size_t count, std::size_t bytes) override {
+    set_device(device_);
+    const std::size_t each = round_to_page(bytes);
+    const PinnedArena& arena = input_arenas_.emplace_back(count * each);
+    std::vector<std::uint8_t*> buffers;
+    for (std::size_t i = 0; i < count; ++i) buffers.push_back(arena.get() + i * each);
+    return buffers;
   }
 
   ChanneliserBlock flush() override {
@@ -109,7 +129,11 @@ class CudaChanneliser final : public Channeliser {
         setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_);
   }
 
-  [[nodiscard]] std::size_t host_bytes() const noexcept override { return pinned_.bytes(); }
+  [[nodiscard]] std::size_t host_bytes() const noexcept override {
+    std::size_t bytes = pinned_.bytes();
+    for (const auto& a : input_arenas_) bytes += a.bytes();
+    return bytes;
+  }
   [[nodiscard]] std::size_t device_bytes() const noexcept override {
     return raw_[0].bytes() + raw_[1].bytes() + d_out_.bytes() + engine_->device_bytes();
   }
@@ -143,6 +167,16 @@ class CudaChanneliser final : public Channeliser {
     Pending p{slot, rows_done_, rows};
     rows_done_ += rows;
     return p;
+  }
+
+  // Whether [p, p + bytes) lies in one of the buffers input_buffers() gave.
+  [[nodiscard]] bool in_input_buffers(const std::uint8_t* p, std::size_t bytes) const {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    for (const auto& a : input_arenas_) {
+      const auto begin = reinterpret_cast<std::uintptr_t>(a.get());
+      if (at >= begin && bytes <= a.bytes() && at - begin <= a.bytes() - bytes) return true;
+    }
+    return false;
   }
 
   ChanneliserBlock take_pending() {
@@ -192,8 +226,9 @@ class CudaChanneliser final : public Channeliser {
   DeviceBuffer<std::uint8_t> raw_[2];
   DeviceBuffer<float> d_out_;
   PinnedArena pinned_;
-  std::uint8_t* h_in_ = nullptr;  // in pinned_
-  float* h_out_[2] = {};          // in pinned_
+  std::uint8_t* h_in_ = nullptr;           // in pinned_
+  float* h_out_[2] = {};                   // in pinned_
+  std::vector<PinnedArena> input_arenas_;  // input_buffers(): moved, an arena keeps its memory
   Event h2d_done_;
   Event out_done_[2];
 };

@@ -11,11 +11,27 @@ ReadAhead::ReadAhead(std::size_t buffer_bytes, std::function<std::size_t(std::ui
                      std::function<std::uint64_t()> position, std::size_t depth)
     : read_(std::move(read)), position_(std::move(position)), free_(depth), filled_(depth) {
   FASTPSR_EXPECTS(depth >= 2, "ReadAhead needs two buffers or more, not {}", depth);
-  buffers_.resize(depth);
-  for (std::size_t i = 0; i < depth; ++i) {
-    buffers_[i].resize(buffer_bytes);
-    free_.push(i);
+  owned_.resize(depth);
+  for (auto& b : owned_) {
+    b.resize(buffer_bytes);
+    buffers_.push_back(b.data());
   }
+  start();
+}
+
+ReadAhead::ReadAhead(std::vector<std::uint8_t*> buffers, std::function<std::size_t(std::uint8_t*)> read,
+                     std::function<std::uint64_t()> position)
+    : buffers_(std::move(buffers)),
+      read_(std::move(read)),
+      position_(std::move(position)),
+      free_(buffers_.size()),
+      filled_(buffers_.size()) {
+  FASTPSR_EXPECTS(buffers_.size() >= 2, "ReadAhead needs two buffers or more, not {}", buffers_.size());
+  start();
+}
+
+void ReadAhead::start() {
+  for (std::size_t i = 0; i < buffers_.size(); ++i) free_.push(i);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -32,7 +48,7 @@ void ReadAhead::run() {
     Filled f;
     f.buffer = *buffer;
     try {
-      f.n = read_(buffers_[*buffer].data());
+      f.n = read_(buffers_[*buffer]);
       if (position_) f.position = position_();
     } catch (...) {
       f.error = std::current_exception();
@@ -59,7 +75,7 @@ ReadAhead::Chunk ReadAhead::next() {
   }
   if (f->n == 0) ended_ = true;
   held_ = f->buffer;
-  return {buffers_[f->buffer].data(), f->n, f->position};
+  return {buffers_[f->buffer], f->n, f->position};
 }
 
 }  // namespace fastpsr

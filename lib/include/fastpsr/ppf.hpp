@@ -143,8 +143,17 @@ class Channeliser {
   /// [F][n][P][re, im] of plan().problem.input; coarse channel f starts at sample f·stride
   /// (stride 0 means n). Returns the next block of complete output rows: possibly empty, and on
   /// pipelining backends possibly rows of an earlier push. Blocks come in order without gaps;
-  /// a block stays valid until the next call.
+  /// a block stays valid until the next call. `in` is read only until push returns.
   virtual ChanneliserBlock push(const void* in, std::size_t n, std::size_t stride = 0) = 0;
+  /// `count` buffers of `bytes` each, owned by the channeliser until it is destroyed, that push()
+  /// reads fastest: a GPU backend gives page-locked memory it uploads from without first copying
+  /// it into its own (the ppf tool reads the input straight into them). Empty where ordinary
+  /// memory is as good (the CPU backend).
+  [[nodiscard]] virtual std::vector<std::uint8_t*> input_buffers(std::size_t count, std::size_t bytes) {
+    (void)count;
+    (void)bytes;
+    return {};
+  }
   /// After the last push, call until it returns an empty block. Samples that do not complete a
   /// row (a partial spectrum, an unfinished integration) give no output.
   virtual ChanneliserBlock flush() = 0;

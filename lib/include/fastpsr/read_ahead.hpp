@@ -31,6 +31,10 @@ class ReadAhead {
   /// the chunks read before it. depth >= 2 buffers (the caller's and the one being read).
   ReadAhead(std::size_t buffer_bytes, std::function<std::size_t(std::uint8_t*)> read,
             std::function<std::uint64_t()> position = {}, std::size_t depth = 2);
+  /// The same with the caller's buffers (at least two, each as large as `read` fills), e.g.
+  /// memory a GPU uploads from without a copy; they must outlive this object.
+  ReadAhead(std::vector<std::uint8_t*> buffers, std::function<std::size_t(std::uint8_t*)> read,
+            std::function<std::uint64_t()> position = {});
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
   /// Stops the reading thread: waits for a read in progress to return (a pipe that never
@@ -47,9 +51,11 @@ class ReadAhead {
     std::uint64_t position = 0;
     std::exception_ptr error;
   };
+  void start();
   void run();
 
-  std::vector<std::vector<std::uint8_t>> buffers_;
+  std::vector<std::vector<std::uint8_t>> owned_;  // the buffers when the caller gives none
+  std::vector<std::uint8_t*> buffers_;
   std::function<std::size_t(std::uint8_t*)> read_;
   std::function<std::uint64_t()> position_;
   BoundedQueue<std::size_t> free_;

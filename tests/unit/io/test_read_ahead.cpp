@@ -97,3 +97,26 @@ TEST_CASE("read ahead: destroyed before the end, it stops the reader without rea
   CHECK(calls.load() == after);
   CHECK(after <= 3);  // the caller's chunk and at most depth more
 }
+
+TEST_CASE("read ahead: into the caller's buffers, each chunk in one of them, in turn") {
+  CountingSource src{5000, 100};
+  std::vector<std::uint8_t> a(100);
+  std::vector<std::uint8_t> b(100);
+  std::vector<std::uint8_t> c(100);
+  ReadAhead ahead({a.data(), b.data(), c.data()}, [&](std::uint8_t* dst) { return src.read(dst); });
+  std::size_t seen = 0;
+  std::vector<const std::uint8_t*> used;
+  for (;;) {
+    const ReadAhead::Chunk k = ahead.next();
+    if (k.n == 0) break;
+    CHECK((k.data == a.data() || k.data == b.data() || k.data == c.data()));
+    if (std::find(used.begin(), used.end(), k.data) == used.end()) used.push_back(k.data);
+    bool same = true;
+    for (std::size_t i = 0; i < k.n; ++i) same = same && k.data[i] == static_cast<std::uint8_t>((seen + i) % 251);
+    CHECK(same);
+    seen += k.n;
+  }
+  CHECK(seen == 5000);
+  CHECK(used.size() == 3);  // every buffer given was read into
+  CHECK_THROWS(ReadAhead({a.data()}, [&](std::uint8_t* dst) { return src.read(dst); }));
+}

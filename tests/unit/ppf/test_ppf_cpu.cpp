@@ -277,6 +277,8 @@ TEST_CASE("ppf cpu: --cpu-config is checked") {
   const auto& f = cpu::cpu_features();
   const char* widest = f.avx512f && f.avx2 && f.fma ? "FIR avx512" : f.avx2 && f.fma ? "FIR avx2" : "FIR generic";
   CHECK(cpu_channeliser(plan)->describe().find(widest) != std::string::npos);
+  // Ordinary memory is as good for the CPU: no buffers of its own to read into.
+  CHECK(cpu_channeliser(plan)->input_buffers(2, 4096).empty());
 }
 
 TEST_CASE("ppf cpu: push validates its size and flush ends the stream") {
