@@ -22,6 +22,20 @@ namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+// A pipe between two of our tools (or cat and one of them) holds 64 KiB by default, so every
+// few writes the two sides take turns through the scheduler: `cat 1 GiB | reader` measured
+// 0.64 GB/s on the 2-vCPU VM, 2.4 GB/s once the pipe held 1 MiB (the unprivileged limit,
+// /proc/sys/fs/pipe-max-size, by default). Either end may enlarge it; a failure (a lower limit,
+// not Linux) leaves the pipe as it was.
+void widen_pipe(int fd) {
+#ifdef F_SETPIPE_SZ
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+  (void)fd;
+#endif
+}
+
 class FdSource final : public ByteSource {
  public:
   FdSource(int fd, std::string name, bool owns) : ByteSource(std::move(name)), fd_(fd), owns_(owns) {
@@ -30,6 +44,7 @@ class FdSource final : public ByteSource {
       size_ = static_cast<std::uint64_t>(st.st_size);
       seekable_ = true;
     }
+    widen_pipe(fd_);
   }
   ~FdSource() override {
     if (owns_) ::close(fd_);
@@ -183,7 +198,7 @@ class FdSink : public ByteSink {
 
 class StdoutSink final : public FdSink {
  public:
-  StdoutSink() : FdSink(STDOUT_FILENO, "<stdout>") {}
+  StdoutSink() : FdSink(STDOUT_FILENO, "<stdout>") { widen_pipe(STDOUT_FILENO); }
   ~StdoutSink() override {
     try {
       flush();
@@ -196,7 +211,7 @@ class StdoutSink final : public FdSink {
 // the last bytes, e.g. ENOSPC on /dev/full, is still reported).
 class DeviceSink final : public FdSink {
  public:
-  DeviceSink(int fd, std::string name) : FdSink(fd, std::move(name)) {}
+  DeviceSink(int fd, std::string name) : FdSink(fd, std::move(name)) { widen_pipe(fd); }
   ~DeviceSink() override {
     if (!closed_) ::close(fd_);
   }

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Reading a regular file: large reads go to several threads at once (pread at their offsets),
 // small ones and skips use the file offset. Whatever the mix, the bytes come in order, the
-// position is right and the end of the file gives a short read, then nothing.
+// position is right and the end of the file gives a short read, then nothing. Pipes opened by
+// name are widened to 1 MiB.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "fastpsr/byte_stream.hpp"
@@ -57,3 +63,54 @@ TEST_CASE("file source: large (parallel) and small reads and skips give the file
     CHECK(src->read(more.data(), more.size()) == 0);  // the end: nothing more
   }
 }
+
+#ifdef F_SETPIPE_SZ
+namespace {
+// What a pipe can be widened to without privileges (the tools ask for 1 MiB).
+long expected_pipe_bytes() {
+  std::ifstream f("/proc/sys/fs/pipe-max-size");
+  long max = 0;
+  f >> max;
+  return max >= (1L << 20) ? (1L << 20) : -1;  // -1: the request fails, the pipe keeps its size
+}
+}  // namespace
+
+TEST_CASE("pipes: a source or sink on a FIFO holds 1 MiB, so the two sides take fewer turns") {
+  const long want = expected_pipe_bytes();
+  if (want < 0) {
+    MESSAGE("skipped: /proc/sys/fs/pipe-max-size is below 1 MiB here");
+    return;
+  }
+  test::TempDir tmp;
+  const auto fifo = tmp / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  {  // the reading end opened as a source
+    int writer = -1;
+    std::thread t([&] { writer = ::open(fifo.c_str(), O_WRONLY); });
+    auto src = open_source(fifo.string());
+    t.join();
+    REQUIRE(writer >= 0);
+    CHECK(::fcntl(writer, F_GETPIPE_SZ) == want);
+    const char msg[] = "through the pipe";
+    REQUIRE(::write(writer, msg, sizeof msg) == static_cast<ssize_t>(sizeof msg));
+    ::close(writer);
+    char got[sizeof msg] = {};
+    CHECK(src->read(got, sizeof got) == sizeof msg);
+    CHECK(std::string(got) == msg);
+  }
+  {  // the writing end opened as a sink (written in place: a FIFO is not replaced)
+    int reader = -1;
+    std::thread t([&] { reader = ::open(fifo.c_str(), O_RDONLY); });
+    auto sink = open_sink(fifo.string());
+    t.join();
+    REQUIRE(reader >= 0);
+    CHECK(::fcntl(reader, F_GETPIPE_SZ) == want);
+    sink->write("x", 1);
+    sink->commit();
+    char c = 0;
+    CHECK(::read(reader, &c, 1) == 1);
+    CHECK(c == 'x');
+    ::close(reader);
+  }
+}
+#endif
