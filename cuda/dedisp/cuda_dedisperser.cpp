@@ -19,6 +19,7 @@
 
 #include "common/cuda_memory.hpp"
 #include "common/pinned_arena.hpp"
+#include "common/setup_timing.hpp"
 #include "dedisp/dedisp_engine.hpp"
 #include "fastpsr/cuda/dedisp_cuda.hpp"
 #include "fastpsr/error.hpp"
@@ -32,7 +33,7 @@ class CudaDedisperser final : public Dedisperser {
       : context_ms_(time_context(device)), engine_(plan, options, device, 0), device_(device) {
     engine_ms_ = ms_since(created_);
     engine_ms_ -= context_ms_;
-    const auto t0 = Clock::now();
+    const auto t0 = SetupClock::now();
     const auto slots = static_cast<std::size_t>(engine_.slots());
     const std::size_t D = static_cast<std::size_t>(plan.downsample());
     const std::size_t bps = engine_.bytes_per_sample();
@@ -169,18 +170,6 @@ class CudaDedisperser final : public Dedisperser {
     ++out_next_;
   }
 
-  using Clock = std::chrono::steady_clock;
-  static double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  }
-  // Makes `device` current, which creates its context on first use (often the largest part of
-  // the set-up); returns the milliseconds it took.
-  static double time_context(int device) {
-    const auto t0 = Clock::now();
-    prepare_device(device);
-    return ms_since(t0);
-  }
-
   DedispBlock pop() {
     const Pending p = pending_.front();
     pending_.pop_front();
@@ -193,7 +182,7 @@ class CudaDedisperser final : public Dedisperser {
     return b;
   }
 
-  Clock::time_point created_ = Clock::now();
+  SetupClock::time_point created_ = SetupClock::now();
   double context_ms_ = 0;
   double engine_ms_ = 0;
   double pinned_ms_ = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/pinned_arena.hpp"
+#include "common/setup_timing.hpp"
 #include "fastpsr/error.hpp"
 #include "ppf_engine.hpp"
 
@@ -53,7 +54,7 @@ class CudaChanneliser final : public Channeliser {
     out_rows_capacity_ = engine_->out_rows_capacity(std::max<std::size_t>(max_rows_, 1));
     d_out_ = DeviceBuffer<float>(out_rows_capacity_ * plan_.row_floats());
     // The pinned staging buffers in one arena (faster to make and free than cudaHostAlloc).
-    const auto t0 = Clock::now();
+    const auto t0 = SetupClock::now();
     const std::size_t in_bytes = round_to_page(f * gulp_ * sample_bytes_);
     const std::size_t out_bytes =
         round_to_page(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats() * sizeof(float));
@@ -191,19 +192,7 @@ class CudaChanneliser final : public Channeliser {
     return block;
   }
 
-  using Clock = std::chrono::steady_clock;
-  static double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  }
-  // Makes `device` current before any member that belongs to a device (the stream, events,
-  // buffers) is made, creating its context; returns the milliseconds it took.
-  static double time_context(int device) {
-    const auto t0 = Clock::now();
-    prepare_device(device);
-    return ms_since(t0);
-  }
-
-  Clock::time_point created_ = Clock::now();
+  SetupClock::time_point created_ = SetupClock::now();
   ChanneliserPlan plan_;
   int device_ = 0;
   double context_ms_ = 0;  // before stream_ and the events: they are made on the current device
