@@ -41,14 +41,14 @@ test-asan: deps
 	    FASTPSR_ASAN=1 ctest --output-on-failure -j $(JOBS) -LE gpu
 
 # ThreadSanitizer build of the CPU path, running the tests of the tools' own threads (the
-# accelsearch trial pipeline, the worker team). One OpenMP thread: libgomp is not instrumented,
-# so its regions would report races that are not there.
+# accelsearch trial pipeline, the worker team, reading ahead, parallel file reads). One OpenMP
+# thread: libgomp is not instrumented, so its regions would report races that are not there.
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DFASTPSR_WITH_CUDA=OFF \
 	      -DFASTPSR_SANITIZE=thread -DFASTPSR_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS=-O1
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 \
-	    ctest --output-on-failure -j $(JOBS) -R 'cli: accelsearch$$|queue|worker team|searcher reuse'
+	    ctest --output-on-failure -j $(JOBS) -R 'cli: accelsearch$$|queue|worker team|searcher reuse|read ahead|file source|pipes'
 
 demo: build
 	@tools/demo.sh $(BUILD)/bin
