@@ -20,7 +20,15 @@
 namespace fastpsr {
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
+// strerror_r, not strerror: the parallel readers may report errors at the same time.
+std::string errno_text(int err) {
+  char buf[256] = {};
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+  return ::strerror_r(err, buf, sizeof buf);  // GNU: returns the message (maybe not in buf)
+#else
+  return ::strerror_r(err, buf, sizeof buf) == 0 ? std::string(buf) : "error " + std::to_string(err);
+#endif
+}
 
 // A pipe between two of our tools (or cat and one of them) holds 64 KiB by default, so every
 // few writes the two sides take turns through the scheduler: `cat 1 GiB | reader` measured
