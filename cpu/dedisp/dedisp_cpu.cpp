@@ -53,16 +53,16 @@ bool isa_supported(const std::string& isa) {
   return isa == "generic";
 }
 
-// --cpu-config as given (0 or empty: not given), its keys and values checked but not what this
-// CPU runs.
+// --cpu-config with the defaults of what it does not give; its keys and values checked, but not
+// what this CPU runs.
 struct CpuConfig {
-  std::string isa;
-  std::size_t dm_block = 0;
-  std::size_t dm_tile = 0;
-  std::size_t time_tile = 0;
-  std::size_t chan_block = 0;
-  std::string subbands;
-  std::size_t sub_chunk = 0;
+  std::string isa;           // empty: the best this CPU runs
+  std::size_t dm_block = 0;  // 0: from the DM count
+  std::size_t dm_tile = 32;
+  std::size_t time_tile = 0;  // 0: chosen from the delays (choose_kernel)
+  std::size_t chan_block = 64;
+  std::string subbands = "auto";  // two-stage path: auto, on (whenever the input is integer), off
+  std::size_t sub_chunk = 0;      // stage-1 samples per staging block; 0: from the cache size
 };
 
 CpuConfig parse_cpu_config(const std::map<std::string, std::string>& config) {
@@ -153,12 +153,13 @@ class CpuDedisperser final : public Dedisperser {
   std::int64_t bias_ = 0;
   std::string isa_;
   KernelVariant kernel_;
-  std::size_t dm_tile_ = 32;
-  std::size_t time_tile_ = 0;  // 0: chosen from the delays (apply_config)
-  std::size_t chan_block_ = 64;
-  std::size_t dm_block_ = 0;       // 0: from the DM count
-  std::string subbands_ = "auto";  // two-stage path: auto, on (whenever the input is integer), off
-  std::size_t sub_chunk_ = 0;      // stage-1 samples per staging block; 0: from the cache size
+  // From --cpu-config or its defaults (CpuConfig, parse_config).
+  std::size_t dm_tile_ = 0;
+  std::size_t time_tile_ = 0;
+  std::size_t chan_block_ = 0;
+  std::size_t dm_block_ = 0;
+  std::string subbands_;
+  std::size_t sub_chunk_ = 0;
   std::unique_ptr<SubbandStage> stage1_;
   int threads_ = 0;
   std::unique_ptr<WorkerTeam> team_;
@@ -300,12 +301,12 @@ void CpuDedisperser::parse_config(const DedispOptions& options) {
   if (!c.isa.empty()) check_cpu_isa(c.isa, isa_supported);
   isa_ = c.isa.empty() ? best_isa() : c.isa;
   threads_ = options.threads;
-  if (c.dm_block != 0) dm_block_ = c.dm_block;
-  if (c.dm_tile != 0) dm_tile_ = c.dm_tile;
-  if (c.time_tile != 0) time_tile_ = c.time_tile;
-  if (c.chan_block != 0) chan_block_ = c.chan_block;
-  if (!c.subbands.empty()) subbands_ = c.subbands;
-  if (c.sub_chunk != 0) sub_chunk_ = c.sub_chunk;
+  dm_block_ = c.dm_block;
+  dm_tile_ = c.dm_tile;
+  time_tile_ = c.time_tile;
+  chan_block_ = c.chan_block;
+  subbands_ = c.subbands;
+  sub_chunk_ = c.sub_chunk;
 }
 
 void CpuDedisperser::choose_kernel() {

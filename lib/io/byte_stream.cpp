@@ -35,24 +35,31 @@ std::string errno_text(int err) {
 // 0.64 GB/s on the 2-vCPU VM, 2.4 GB/s once the pipe held 1 MiB (the unprivileged limit,
 // /proc/sys/fs/pipe-max-size, by default). Either end may enlarge it; a failure (a lower limit,
 // not Linux) leaves the pipe as it was.
-void widen_pipe(int fd) {
+void widen_pipe(int fd, const struct stat& st) {
 #ifdef F_SETPIPE_SZ
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 #else
   (void)fd;
+  (void)st;
 #endif
+}
+
+void widen_pipe(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) widen_pipe(fd, st);
 }
 
 class FdSource final : public ByteSource {
  public:
   FdSource(int fd, std::string name, bool owns) : ByteSource(std::move(name)), fd_(fd), owns_(owns) {
     struct stat st {};
-    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (::fstat(fd_, &st) != 0) return;
+    if (S_ISREG(st.st_mode)) {
       size_ = static_cast<std::uint64_t>(st.st_size);
       seekable_ = true;
+      readers_ = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxParallelReaders);
     }
-    widen_pipe(fd_);
+    widen_pipe(fd_, st);
   }
   ~FdSource() override {
     if (owns_) ::close(fd_);
@@ -61,7 +68,7 @@ class FdSource final : public ByteSource {
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override {
-    if (seekable_ && n >= kParallelReadBytes && parallel_readers() > 1) {
+    if (readers_ > 1 && n >= kParallelReadBytes) {
       const off_t start = ::lseek(fd_, 0, SEEK_CUR);
       if (start >= 0) return read_parallel(static_cast<std::uint8_t*>(dst), n, start);
     }
@@ -85,12 +92,9 @@ class FdSource final : public ByteSource {
   // by that one thread).
   static constexpr std::size_t kParallelReadBytes = std::size_t{4} << 20;
   static constexpr std::size_t kMaxParallelReaders = 4;
-  static std::size_t parallel_readers() {
-    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxParallelReaders);
-  }
 
   std::size_t read_parallel(std::uint8_t* dst, std::size_t n, off_t start) {
-    if (!team_) team_ = std::make_unique<WorkerTeam>(parallel_readers());
+    if (!team_) team_ = std::make_unique<WorkerTeam>(readers_);
     const std::size_t pieces = team_->size();
     constexpr std::size_t kAlign = 4096;  // pieces start on page boundaries of the buffer
     const std::size_t piece = ((n + pieces - 1) / pieces + kAlign - 1) / kAlign * kAlign;
@@ -129,6 +133,7 @@ class FdSource final : public ByteSource {
   bool owns_;
   bool seekable_ = false;
   std::optional<std::uint64_t> size_;
+  std::size_t readers_ = 1;           // threads a large read is split over (regular files only)
   std::unique_ptr<WorkerTeam> team_;  // the parallel readers, made at the first large read
 };
 
