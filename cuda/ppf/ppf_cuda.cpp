@@ -53,14 +53,14 @@ class CudaChanneliser final : public Channeliser {
     for (auto& r : raw_) r = DeviceBuffer<std::uint8_t>(f * capacity_ * sample_bytes_);
     out_rows_capacity_ = engine_->out_rows_capacity(std::max<std::size_t>(max_rows_, 1));
     d_out_ = DeviceBuffer<float>(out_rows_capacity_ * plan_.row_floats());
-    // The pinned staging buffers in one arena (faster to make and free than cudaHostAlloc).
+    // The two pinned output slots in one arena (faster to make and free than cudaHostAlloc).
+    // The input's staging buffer is made at the first push that needs it: the ppf tool pushes
+    // from input_buffers() only and never does.
     const auto t0 = SetupClock::now();
-    const std::size_t in_bytes = round_to_page(f * gulp_ * sample_bytes_);
     const std::size_t out_bytes =
         round_to_page(std::max<std::size_t>(max_rows_, 1) * plan_.row_floats() * sizeof(float));
-    pinned_ = PinnedArena(in_bytes + 2 * out_bytes);
-    h_in_ = pinned_.get();
-    for (int i = 0; i < 2; ++i) h_out_[i] = reinterpret_cast<float*>(pinned_.get() + in_bytes + i * out_bytes);
+    pinned_ = PinnedArena(2 * out_bytes);
+    for (int i = 0; i < 2; ++i) h_out_[i] = reinterpret_cast<float*>(pinned_.get() + i * out_bytes);
     pinned_ms_ = ms_since(t0);
     setup_ms_ = ms_since(created_);
   }
@@ -81,16 +81,20 @@ class CudaChanneliser final : public Channeliser {
     // once the upload is done, as the caller may then refill the buffer.
     const bool direct = n > 0 && in_input_buffers(src, ((f_count - 1) * stride + n) * sample_bytes_);
     if (direct) {
+      ++direct_pushes_;
       FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, src,
                                          stride * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
                                          stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
     } else if (n > 0) {
+      ++staged_pushes_;
+      if (staging_.get() == nullptr) staging_ = PinnedArena(round_to_page(f_count * gulp_ * sample_bytes_));
+      std::uint8_t* h_in = staging_.get();
       FASTPSR_CUDA_TRY(cudaEventSynchronize(h2d_done_.get()));  // the staging buffer is free again
       for (std::size_t f = 0; f < f_count; ++f) {
-        std::memcpy(h_in_ + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
+        std::memcpy(h_in + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
       }
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, h_in_,
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, h_in,
                                          gulp_ * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
                                          stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
@@ -125,13 +129,15 @@ class CudaChanneliser final : public Channeliser {
     const auto props = device_properties(device_);
     return fmt::format(
         "GPU {} ({}): {} ({} {}-point transforms), gulp {} samples\n  set-up {:.1f} ms: CUDA context {:.1f} ms, "
-        "{:.1f} MiB of pinned host buffers {:.1f} ms",
+        "{:.1f} MiB of pinned output buffers {:.1f} ms\n  pushes: {} from input_buffers(), {} staged ({:.1f} MiB "
+        "staging buffer)",
         device_, props.name, cfg_.describe(), plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_,
-        setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_);
+        setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_, direct_pushes_,
+        staged_pushes_, static_cast<double>(staging_.bytes()) / 1048576.0);
   }
 
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    std::size_t bytes = pinned_.bytes();
+    std::size_t bytes = pinned_.bytes() + staging_.bytes();
     for (const auto& a : input_arenas_) bytes += a.bytes();
     return bytes;
   }
@@ -215,8 +221,10 @@ class CudaChanneliser final : public Channeliser {
   DeviceBuffer<std::uint8_t> raw_[2];
   DeviceBuffer<float> d_out_;
   PinnedArena pinned_;
-  std::uint8_t* h_in_ = nullptr;           // in pinned_
   float* h_out_[2] = {};                   // in pinned_
+  PinnedArena staging_;                    // the input of pushes not from input_buffers(), made when first needed
+  std::uint64_t direct_pushes_ = 0;        // pushes uploaded straight from input_buffers()
+  std::uint64_t staged_pushes_ = 0;        // pushes copied into staging_ first
   std::vector<PinnedArena> input_arenas_;  // input_buffers(): moved, an arena keeps its memory
   Event h2d_done_;
   Event out_done_[2];

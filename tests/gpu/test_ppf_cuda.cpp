@@ -4,6 +4,7 @@
 // both FIR kernels, complex and power output, several chunk sizes, and streaming equality.
 // Skipped (exit 77) without a GPU.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cstring>
 #include <string>
@@ -334,6 +335,13 @@ TEST_CASE("ppf gpu: pushes from input_buffers() (no staging copy) give the same 
     for (auto b = ch->flush(); !b.empty(); b = ch->flush()) take(b);
     REQUIRE(got.size() == want.size());
     CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    // Every push took the path without the staging copy (and no staging buffer was made); the
+    // plain channeliser staged every push.
+    CHECK_MESSAGE(
+        ch->describe().find(fmt::format("pushes: {} from input_buffers(), 0 staged (0.0 MiB", k)) != std::string::npos,
+        ch->describe());
+    CHECK_MESSAGE(plain->describe().find("pushes: 0 from input_buffers(), ") != std::string::npos, plain->describe());
+    CHECK(plain->describe().find(", 0 staged") == std::string::npos);
   }
 }
 
