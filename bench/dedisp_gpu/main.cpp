@@ -13,6 +13,7 @@
 //   bench/dedisp_gpu --gpu-config threads_time=128,items_dm=8 --sweep none
 //   bench/dedisp_gpu --setups apertif --sweep regs    # the 4 x 8 tile under each register cap
 //   bench/dedisp_gpu --setups apertif --sweep reuse   # reuse=0|1|2 under each cap and stage size
+//   bench/dedisp_gpu --setups meerkat --sweep span --sweep-setup meerkat   # shapes for large delay spans
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
   CLI::App app{"CUDA dedisperser benchmark (docs/benchmarks.md setups)"};
   std::string setups_text = "apertif-512,apertif,apertif-4096,lofar,artemis,meerkat";
   std::string sweep = "quick";
+  std::string sweep_setup = "apertif";
   std::string gpu_config_text;
   double seconds = 16.0;
   double sweep_seconds = 2.0;
@@ -101,8 +103,10 @@ int main(int argc, char** argv) {
                  "comma-separated setups: apertif-512, apertif, apertif-4096, lofar, "
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
-  app.add_option("--sweep", sweep, "gpu-config sweep on apertif 2048 DMs: none, quick, full, subband, regs, reuse")
-      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs", "reuse"}));
+  app.add_option("--sweep", sweep, "gpu-config sweep (on --sweep-setup): none, quick, full, subband, regs, reuse, span")
+      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs", "reuse", "span"}));
+  app.add_option("--sweep-setup", sweep_setup, "the setup the sweep runs on")
+      ->check(CLI::IsMember({"apertif-512", "apertif", "apertif-4096", "lofar", "artemis", "meerkat"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
   app.add_option("--sweep-top", sweep_top, "sweep points printed, the fastest first");
   app.add_option("--repeats", repeats, "kernel timings per measurement (the median is reported)");
@@ -197,7 +201,7 @@ int main(int argc, char** argv) {
       rows.push_back(row);
     }
 
-    // Sweep of the kernel shape on apertif, 2048 DMs.
+    // Sweep of the kernel shape on one setup (apertif, 2048 DMs, unless --sweep-setup).
     struct Point {
       std::string config;
       double ms;
@@ -206,8 +210,10 @@ int main(int argc, char** argv) {
     std::vector<Point> points;
     int failed = 0;
     if (sweep != "none") {
-      const DedispPlan plan = make_plan(kSetups[1]);
-      const auto n_out = static_cast<std::size_t>(sweep_seconds / kSetups[1].tsamp_s);
+      const Setup& on =
+          *std::find_if(kSetups.begin(), kSetups.end(), [&](const Setup& x) { return x.name == sweep_setup; });
+      const DedispPlan plan = make_plan(on);
+      const auto n_out = static_cast<std::size_t>(sweep_seconds / on.tsamp_s);
       const bool full = sweep == "full";
       const std::vector<int> tt = full ? std::vector<int>{32, 64, 128} : std::vector<int>{32, 64};
       const std::vector<int> td = full ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4, 8};
@@ -280,7 +286,35 @@ int main(int argc, char** argv) {
           }
         }
       }
-      for (int a : sweep == "subband" || sweep == "regs" || sweep == "reuse" ? std::vector<int>{} : tt) {
+      if (sweep == "span") {
+        // For setups whose delay span in a block of DMs is large (meerkat, artemis), where the
+        // staging of a stage takes most of the shared memory: fewer channels a stage, fewer DMs a
+        // block, the register caps and both staging modes, so that more blocks share an SM.
+        for (auto [b, e] : {std::pair{4, 8}, {2, 8}, {1, 8}, {8, 4}, {4, 4}, {2, 4}}) {
+          for (int cap : e == 8 ? std::vector<int>{128, 168, 255} : std::vector<int>{128}) {
+            for (int a : {32, 64}) {
+              if (a * b > 256) continue;
+              for (int f : {4, 8, 16, 32}) {
+                for (int g : {2, 3}) {
+                  for (int k : {0, 1}) {
+                    configs.push_back({{"subband", "0"},
+                                       {"max_regs", std::to_string(cap)},
+                                       {"threads_time", std::to_string(a)},
+                                       {"threads_dm", std::to_string(b)},
+                                       {"items_time", "4"},
+                                       {"items_dm", std::to_string(e)},
+                                       {"chans_per_stage", std::to_string(f)},
+                                       {"stages", std::to_string(g)},
+                                       {"bulk_copy", std::to_string(k)}});
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      const bool own_list = sweep == "subband" || sweep == "regs" || sweep == "reuse" || sweep == "span";
+      for (int a : own_list ? std::vector<int>{} : tt) {
         for (int b : td) {
           if (a * b > props.max_threads_per_block) continue;
           for (int c : it) {
@@ -306,7 +340,7 @@ int main(int argc, char** argv) {
           }
         }
       }
-      std::printf("sweeping %zu configurations on apertif 2048 DMs...\n", configs.size());
+      std::printf("sweeping %zu configurations on %s (%zu DMs)...\n", configs.size(), on.name.c_str(), plan.ndms());
       std::fflush(stdout);
       for (const auto& cfg : configs) {
         DedispOptions o;
@@ -315,15 +349,18 @@ int main(int argc, char** argv) {
           const auto t = cuda::time_dedisp_kernels(plan, o, device, n_out, 3, rng());
           const double work = static_cast<double>(plan.ndms()) * plan.nchans() * static_cast<double>(t.n_out);
           points.push_back({t.config, t.kernel_ms, work / (t.kernel_ms * 1e-3) / ceil.sample_adds_per_s});
+          // Each point as it is measured, so that a sweep cut short still says what it found.
+          std::printf("  . %6.3f ms  %5.1f%%  %s\n", t.kernel_ms, 100.0 * points.back().fraction, t.config.c_str());
+          std::fflush(stdout);
         } catch (const Error&) {
           ++failed;  // too many registers or too much shared memory for this device
         }
       }
       std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) { return x.fraction > y.fraction; });
       std::printf(
-          "sweep on apertif 2048 DMs, %.1f s of data: %zu configurations ran, %d rejected by the device "
+          "sweep on %s (%zu DMs), %.1f s of data: %zu configurations ran, %d rejected by the device "
           "limits; the best:\n",
-          sweep_seconds, points.size(), failed);
+          on.name.c_str(), plan.ndms(), sweep_seconds, points.size(), failed);
       for (std::size_t i = 0;
            i < std::min<std::size_t>(points.size(), static_cast<std::size_t>(std::max(sweep_top, 0))); ++i) {
         std::printf("  %6.3f ms  %5.1f%%  %s\n", points[i].ms, 100.0 * points[i].fraction, points[i].config.c_str());
