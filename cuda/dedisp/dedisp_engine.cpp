@@ -344,16 +344,45 @@ void DedispEngine::choose_shape() {
     }
   };
   select(s, candidates);
-  // The default 128-thread shape (4 x 8 DMs a thread, ~250 registers) needs two blocks per SM;
-  // where the staging of large spans leaves room for one only, the previous default (256
-  // threads, 8 x 4 DMs a thread, cp.async staging) keeps more warps resident and was faster on
-  // the H100 (artemis 5.05 ms against 7.12, meerkat 204 ms against 220, 16 s of data).
+  // Large spans: the staging of the default shape (32 x 4 threads, 4 x 8 items) leaves room for
+  // one block an SM.
   if (found && !dms_given && !given("chans_per_stage") &&
       props_.shared_per_sm / (shared_for(best, best_span) + 1024) < 2) {
-    KernelShape prev = s;
-    prev.chans_per_stage = std::min(prev.chans_per_stage, 16);
-    if (!given("bulk_copy")) prev.bulk_copy = false;
-    select(prev, fallback);
+    // 8-bit data with bulk staging: the 4 x 8 tile in 128 registers, 64 x 2 threads (16 DMs a
+    // block: about half the span of 32, and the same 128 threads) and 8 channels a stage (4 where
+    // 8 leave room for fewer than four blocks an SM). The best of `--sweep span` with 128
+    // registers on both large-span setups (H200, 2026-11-26; 174 shapes of meerkat, 348 of artemis):
+    // meerkat 14.4 ms for 2 s of data against 25.3 with the shape below, artemis 1.13 ms for 4 s
+    // against 1.26-1.32.
+    bool wide = false;
+    if (s.lanes == 4 && !s.is_float && s.bulk_copy && s.items_time == 4 && !given("threads_time") &&
+        !given("max_regs")) {
+      KernelShape trial = s;
+      trial.threads_time = 64;
+      trial.threads_dm = 2;
+      trial.items_dm = 8;
+      trial.max_regs = 128;
+      const auto at = span_of.find(trial.dms_per_block());
+      for (int chans : {8, 4}) {
+        trial.chans_per_stage = std::min(s.chans_per_stage, chans);
+        if (at != span_of.end() && !too_many_threads(trial) &&
+            props_.shared_per_sm / (shared_for(trial, at->second) + 1024) >= 4) {
+          best = trial;
+          best_span = at->second;
+          wide = true;
+          break;
+        }
+      }
+    }
+    // Otherwise the previous default (256 threads, 8 x 4 DMs a thread, cp.async staging) keeps
+    // more warps resident than one block of the default and was faster on the H100 (artemis 5.05
+    // ms against 7.12, meerkat 204 ms against 220, 16 s of data).
+    if (!wide) {
+      KernelShape prev = s;
+      prev.chans_per_stage = std::min(prev.chans_per_stage, 16);
+      if (!given("bulk_copy")) prev.bulk_copy = false;
+      select(prev, fallback);
+    }
   }
   if (found) choose_register_cap(best, best_span);
   if (!found) {

@@ -127,13 +127,16 @@ class CudaChanneliser final : public Channeliser {
 
   [[nodiscard]] std::string describe() const override {
     const auto props = device_properties(device_);
-    return fmt::format(
+    std::string text = fmt::format(
         "GPU {} ({}): {} ({} {}-point transforms), gulp {} samples\n  set-up {:.1f} ms: CUDA context {:.1f} ms, "
-        "{:.1f} MiB of pinned output buffers {:.1f} ms\n  pushes: {} from input_buffers(), {} staged ({:.1f} MiB "
-        "staging buffer)",
+        "{:.1f} MiB of pinned output buffers {:.1f} ms",
         device_, props.name, cfg_.describe(), plan_.inverse_fft ? "inverse" : "forward", plan_.nchans(), gulp_,
-        setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_, direct_pushes_,
-        staged_pushes_, static_cast<double>(staging_.bytes()) / 1048576.0);
+        setup_ms_, context_ms_, static_cast<double>(pinned_.bytes()) / 1048576.0, pinned_ms_);
+    if (direct_pushes_ + staged_pushes_ > 0) {  // after the first push (-v prints this before any)
+      text += fmt::format("\n  pushes: {} from input_buffers(), {} staged ({:.1f} MiB staging buffer)", direct_pushes_,
+                          staged_pushes_, static_cast<double>(staging_.bytes()) / 1048576.0);
+    }
+    return text;
   }
 
   [[nodiscard]] std::size_t host_bytes() const noexcept override {

@@ -117,6 +117,37 @@ TEST_CASE("cuda dedisp: 8-bit input, shapes, downsampling, masks, forced lane mo
   }
 }
 
+TEST_CASE("cuda dedisp: large delay spans (meerkat-like) choose their shape and stay exact") {
+  // 856 MHz of band below 1712 MHz in 128 channels, 76.56 us samples, DMs 0..47: the lowest
+  // channel's delays of 32 neighbouring DMs span ~1690 samples, so the default shape's staging
+  // leaves room for one block an SM and the engine chooses again: for 8-bit data with bulk
+  // staging the 64 x 2-thread 4 x 8 tile in 128 registers at 8 channels a stage; 16-bit data
+  // keeps the rule from before.
+  const std::uint64_t seed = test::fresh_seed();
+  test::DedispCase c;
+  c.nchans = 128;
+  c.foff_mhz = -856.0 / 128;
+  c.fch1_mhz = 1712.0 + c.foff_mhz / 2;
+  c.tsamp_s = 76.56e-6;
+  c.dms = test::dm_range(48, 1.0);
+  for (int nbits : {8, 16}) {
+    c.nbits = nbits;
+    const DedispPlan plan = test::make_case_plan(c);
+    REQUIRE(plan.max_delay > 2000);
+    const std::size_t nin = 3 * static_cast<std::size_t>(plan.max_delay) + 997;
+    check_case(plan, nin, 4093, {}, seed + static_cast<std::uint64_t>(nbits));
+    DedispOptions opt;
+    opt.gulp_samples = 4093;
+    const std::string text = cuda::make_dedisperser(plan, opt, 0)->describe();
+    CAPTURE(text);
+    const bool bulk = text.find("bulk_copy=1") != std::string::npos;
+    const bool wide =
+        text.find("threads_time=64,threads_dm=2,items_time=4,items_dm=8,chans_per_stage=8") != std::string::npos;
+    CHECK(wide == (nbits == 8 && bulk));
+    if (wide) CHECK(text.find("max_regs=128") != std::string::npos);
+  }
+}
+
 TEST_CASE("cuda dedisp: 1, 2, 4, 16 and 32-bit input") {
   const std::uint64_t seed = test::fresh_seed();
   test::DedispCase c;

@@ -540,7 +540,7 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(big, "fir=shared,cb=1024,sb=1,ry=1"), doctest::Contains("shared memory"), Error);
   auto ch = gpu(plan, "");
   CHECK(ch->device_bytes() > 0);
-  CHECK(ch->host_bytes() > 0);  // the pinned staging buffers
+  CHECK(ch->host_bytes() > 0);  // the pinned output buffers
   CHECK(ch->describe().find("GPU") != std::string::npos);
-  CHECK(ch->describe().find("MiB of pinned host buffers") != std::string::npos);
+  CHECK(ch->describe().find("MiB of pinned output buffers") != std::string::npos);
 }
