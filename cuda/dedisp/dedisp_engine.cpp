@@ -348,12 +348,13 @@ void DedispEngine::choose_shape() {
   // one block an SM.
   if (found && !dms_given && !given("chans_per_stage") &&
       props_.shared_per_sm / (shared_for(best, best_span) + 1024) < 2) {
-    // 8-bit data with bulk staging: the 4 x 8 tile in 128 registers, 64 x 2 threads (16 DMs a
-    // block: about half the span of 32, and the same 128 threads) and 8 channels a stage (4 where
-    // 8 leave room for fewer than four blocks an SM). The best of `--sweep span` with 128
-    // registers on both large-span setups (H200, 2026-11-26; 174 shapes of meerkat, 348 of artemis):
-    // meerkat 14.4 ms for 2 s of data against 25.3 with the shape below, artemis 1.13 ms for 4 s
-    // against 1.26-1.32.
+    // 8-bit data with bulk staging: the 4 x 8 tile, 64 x 2 threads (16 DMs a block: about half
+    // the span of 32, and the same 128 threads), 8 channels a stage in 128 registers where four
+    // blocks fit an SM, in 168 where three do, else 4 channels in 128. The best shapes of
+    // `--sweep span` (H200, 2026-11-26; 174 shapes of meerkat, 348 of artemis) and then, 16 s of
+    // data: artemis (8 channels fit four blocks) 4.13 ms against 4.99 with the shape below and
+    // 4.54 at 168 registers; meerkat (three) 101.5 ms at 168 registers, 110.5 with 4 channels in
+    // 128, 202.4 with the shape below.
     bool wide = false;
     if (s.lanes == 4 && !s.is_float && s.bulk_copy && s.items_time == 4 && !given("threads_time") &&
         !given("max_regs")) {
@@ -361,12 +362,19 @@ void DedispEngine::choose_shape() {
       trial.threads_time = 64;
       trial.threads_dm = 2;
       trial.items_dm = 8;
-      trial.max_regs = 128;
       const auto at = span_of.find(trial.dms_per_block());
       for (int chans : {8, 4}) {
         trial.chans_per_stage = std::min(s.chans_per_stage, chans);
-        if (at != span_of.end() && !too_many_threads(trial) &&
-            props_.shared_per_sm / (shared_for(trial, at->second) + 1024) >= 4) {
+        if (at == span_of.end() || too_many_threads(trial)) break;
+        const std::size_t blocks = props_.shared_per_sm / (shared_for(trial, at->second) + 1024);
+        // Three blocks of 128 threads is also what 168 registers allow: the cap that spills less.
+        trial.max_regs = 0;
+        if (blocks >= 4) {
+          trial.max_regs = 128;
+        } else if (chans == 8 && blocks == 3) {
+          trial.max_regs = 168;
+        }
+        if (trial.max_regs != 0) {
           best = trial;
           best_span = at->second;
           wide = true;
