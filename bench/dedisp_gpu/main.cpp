@@ -103,8 +103,10 @@ int main(int argc, char** argv) {
                  "comma-separated setups: apertif-512, apertif, apertif-4096, lofar, "
                  "artemis, meerkat");
   app.add_option("--seconds", seconds, "seconds of data per setup (kernel timing may use fewer, scaled)");
-  app.add_option("--sweep", sweep, "gpu-config sweep (on --sweep-setup): none, quick, full, subband, regs, reuse, span")
-      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs", "reuse", "span"}));
+  app.add_option("--sweep", sweep,
+                 "gpu-config sweep (on --sweep-setup, with --gpu-config's keys): none, quick, full, subband, regs, "
+                 "reuse, span, span-lite")
+      ->check(CLI::IsMember({"none", "quick", "full", "subband", "regs", "reuse", "span", "span-lite"}));
   app.add_option("--sweep-setup", sweep_setup, "the setup the sweep runs on")
       ->check(CLI::IsMember({"apertif-512", "apertif", "apertif-4096", "lofar", "artemis", "meerkat"}));
   app.add_option("--sweep-seconds", sweep_seconds, "seconds of data per sweep point");
@@ -286,6 +288,32 @@ int main(int argc, char** argv) {
           }
         }
       }
+      if (sweep == "span-lite") {
+        // The large-span rule's shapes and their neighbours, and the previous rule's shape.
+        for (auto [a, b] : {std::pair{64, 2}, {32, 4}, {64, 4}}) {
+          for (int cap : {128, 168}) {
+            for (int f : {4, 8}) {
+              configs.push_back({{"subband", "0"},
+                                 {"max_regs", std::to_string(cap)},
+                                 {"threads_time", std::to_string(a)},
+                                 {"threads_dm", std::to_string(b)},
+                                 {"items_time", "4"},
+                                 {"items_dm", "8"},
+                                 {"chans_per_stage", std::to_string(f)},
+                                 {"bulk_copy", "1"}});
+            }
+          }
+        }
+        for (int f : {8, 16}) {
+          configs.push_back({{"subband", "0"},
+                             {"threads_time", "32"},
+                             {"threads_dm", "8"},
+                             {"items_time", "4"},
+                             {"items_dm", "4"},
+                             {"chans_per_stage", std::to_string(f)},
+                             {"bulk_copy", "0"}});
+        }
+      }
       if (sweep == "span") {
         // For setups whose delay span in a block of DMs is large (meerkat, artemis), where the
         // staging of a stage takes most of the shared memory: fewer channels a stage, fewer DMs a
@@ -313,7 +341,8 @@ int main(int argc, char** argv) {
           }
         }
       }
-      const bool own_list = sweep == "subband" || sweep == "regs" || sweep == "reuse" || sweep == "span";
+      const bool own_list =
+          sweep == "subband" || sweep == "regs" || sweep == "reuse" || sweep == "span" || sweep == "span-lite";
       for (int a : own_list ? std::vector<int>{} : tt) {
         for (int b : td) {
           if (a * b > props.max_threads_per_block) continue;
@@ -343,8 +372,8 @@ int main(int argc, char** argv) {
       std::printf("sweeping %zu configurations on %s (%zu DMs)...\n", configs.size(), on.name.c_str(), plan.ndms());
       std::fflush(stdout);
       for (const auto& cfg : configs) {
-        DedispOptions o;
-        o.gpu_config = cfg;
+        DedispOptions o = base;  // --gpu-config keys apply to every point (e.g. lanes=2), the point's own on top
+        for (const auto& [k, v] : cfg) o.gpu_config[k] = v;
         try {
           const auto t = cuda::time_dedisp_kernels(plan, o, device, n_out, 3, rng());
           const double work = static_cast<double>(plan.ndms()) * plan.nchans() * static_cast<double>(t.n_out);
