@@ -348,15 +348,17 @@ void DedispEngine::choose_shape() {
   // one block an SM.
   if (found && !dms_given && !given("chans_per_stage") &&
       props_.shared_per_sm / (shared_for(best, best_span) + 1024) < 2) {
-    // 8-bit data with bulk staging: the 4 x 8 tile, 64 x 2 threads (16 DMs a block: about half
+    // Integer lanes (4 or 2 a word) with bulk staging: the 4 x 8 tile, 64 x 2 threads (16 DMs a block: about half
     // the span of 32, and the same 128 threads), 8 channels a stage in 128 registers where four
     // blocks fit an SM, in 168 where three do, else 4 channels in 128. The best shapes of
     // `--sweep span` (H200, 2026-11-26; 174 shapes of meerkat, 348 of artemis) and then, 16 s of
     // data: artemis (8 channels fit four blocks) 4.13 ms against 4.99 with the shape below and
     // 4.54 at 168 registers; meerkat (three) 101.5 ms at 168 registers, 110.5 with 4 channels in
-    // 128, 202.4 with the shape below.
+    // 128, 202.4 with the shape below. With 16-bit lanes (downsampled ranges, 16-bit input;
+    // `--gpu-config lanes=2 --sweep span-lite`, 2 s of data): meerkat 19.7 ms against 46.0,
+    // artemis 0.83 against 1.09.
     bool wide = false;
-    if (s.lanes == 4 && !s.is_float && s.bulk_copy && s.items_time == 4 && !given("threads_time") &&
+    if ((s.lanes == 4 || s.lanes == 2) && !s.is_float && s.bulk_copy && s.items_time == 4 && !given("threads_time") &&
         !given("max_regs")) {
       KernelShape trial = s;
       trial.threads_time = 64;
