@@ -15,12 +15,29 @@ SubbandSplit find_subband_split(const DedispPlan& plan, const std::vector<int>& 
   auto delay = [&](std::size_t i, std::size_t k) {
     return plan.delays[i * nchans + static_cast<std::size_t>(kept[k])];
   };
+  // Channel k may join the run of k0 when its delays differ from k0's by the same amount at
+  // every DM, i.e. when its column of delays relative to DM 0 equals k0's. That relation is an
+  // equality, and every channel of a run has k0's column, so comparing k with k - 1 is the same
+  // test: one pass over the table in its row order (DM-major). Column by column it was a strided
+  // walk down ndms rows per channel: 2.5 s of a meerkat plan's set-up (10223 DMs x 4096 channels).
+  std::vector<std::uint8_t> same_as_previous(nk, 1);
+  if (nk > 0) same_as_previous[0] = 0;
+  std::vector<std::int32_t> at_dm0(nk);
+  for (std::size_t k = 0; k < nk; ++k) at_dm0[k] = delay(0, k);
+  for (std::size_t i = 1; i < ndms; ++i) {
+    const std::int32_t* row = plan.delays.data() + i * nchans;
+    std::int32_t previous = nk > 0 ? row[kept[0]] - at_dm0[0] : 0;
+    for (std::size_t k = 1; k < nk; ++k) {
+      const std::int32_t relative = row[kept[k]] - at_dm0[k];
+      same_as_previous[k] &= static_cast<std::uint8_t>(relative == previous);
+      previous = relative;
+    }
+  }
   SubbandSplit s;
   s.first.push_back(0);
   std::size_t k0 = 0;
   for (std::size_t k = 1; k <= nk; ++k) {
-    bool same = k < nk && k - k0 < max_channels;
-    for (std::size_t i = 1; same && i < ndms; ++i) same = delay(i, k) - delay(i, k0) == delay(0, k) - delay(0, k0);
+    const bool same = k < nk && k - k0 < max_channels && same_as_previous[k] != 0;
     if (!same) {
       s.first.push_back(k);
       k0 = k;
@@ -29,6 +46,7 @@ SubbandSplit find_subband_split(const DedispPlan& plan, const std::vector<int>& 
   const std::size_t nsub = s.nsub();
   s.chan_delay.resize(nk);
   s.dm_delay.resize(ndms * nsub);
+  std::vector<int> lowest(nsub);  // per subband: the plan channel of its least delayed member
   for (std::size_t g = 0; g < nsub; ++g) {
     // The least delayed channel is the same at every DM: the differences do not depend on it.
     std::size_t lo = s.first[g];
@@ -39,9 +57,14 @@ SubbandSplit find_subband_split(const DedispPlan& plan, const std::vector<int>& 
       s.chan_delay[k] = static_cast<std::uint32_t>(delay(0, k) - delay(0, lo));
       s.max_chan_delay = std::max<std::size_t>(s.max_chan_delay, s.chan_delay[k]);
     }
-    for (std::size_t i = 0; i < ndms; ++i) {
-      s.dm_delay[i * nsub + g] = delay(i, lo);
-      s.max_dm_delay = std::max(s.max_dm_delay, delay(i, lo));
+    lowest[g] = kept[lo];
+  }
+  for (std::size_t i = 0; i < ndms; ++i) {  // in the table's row order, like the pass above
+    const std::int32_t* row = plan.delays.data() + i * nchans;
+    std::int32_t* out = s.dm_delay.data() + i * nsub;
+    for (std::size_t g = 0; g < nsub; ++g) {
+      out[g] = row[lowest[g]];
+      s.max_dm_delay = std::max(s.max_dm_delay, out[g]);
     }
   }
   return s;

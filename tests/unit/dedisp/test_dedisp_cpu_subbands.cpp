@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cpu/dedisp/dedisp_subbands.hpp"
 #include "fastpsr/cpu/cpu_features.hpp"
 #include "fastpsr/cpu/dedisp_cpu.hpp"
 #include "fastpsr/error.hpp"
@@ -45,6 +46,29 @@ DedispPlan nsub_plan(std::mt19937_64& rng, int nchans, int nsub, int nbits, bool
     p.keep[static_cast<std::size_t>(nchans / 2)] = 1;
   }
   return make_dedisp_plan(p);
+}
+
+// find_subband_split by its definition: channel k joins the run starting at k0 when its delays
+// differ from k0's by the same amount at every DM (column by column, as it was first written).
+std::vector<std::size_t> runs_by_definition(const DedispPlan& plan, const std::vector<int>& kept,
+                                            std::size_t max_channels) {
+  const auto nchans = static_cast<std::size_t>(plan.nchans());
+  auto delay = [&](std::size_t i, std::size_t k) {
+    return plan.delays[i * nchans + static_cast<std::size_t>(kept[k])];
+  };
+  std::vector<std::size_t> first{0};
+  std::size_t k0 = 0;
+  for (std::size_t k = 1; k <= kept.size(); ++k) {
+    bool same = k < kept.size() && k - k0 < max_channels;
+    for (std::size_t i = 1; same && i < plan.ndms(); ++i) {
+      same = delay(i, k) - delay(i, k0) == delay(0, k) - delay(0, k0);
+    }
+    if (!same) {
+      first.push_back(k);
+      k0 = k;
+    }
+  }
+  return first;
 }
 
 struct NsubShape {
@@ -169,4 +193,52 @@ TEST_CASE("dedisp cpu two-stage: auto takes it only where it saves adds; bad val
   DedispOptions zero;
   zero.cpu_config["sub_chunk"] = "0";
   CHECK_THROWS_AS(cpu::make_dedisperser(many, zero), Error);
+}
+
+TEST_CASE("dedisp cpu two-stage: the subband split equals its definition (nsub plans, per-channel plans, limits)") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  int with_runs = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    CAPTURE(trial);
+    const int subbands = 1 << (1 + rng() % 4);
+    const int nchans = subbands * (1 + static_cast<int>(rng() % 40));
+    // prepsubband -nsub plans (runs of whole subbands) and per-channel plans over small DM
+    // ranges at the top of a band (neighbouring channels with equal delays at every DM).
+    DedispPlan plan;
+    if (trial % 2 == 0) {
+      plan = nsub_plan(rng, nchans, subbands, 8, false, 1 + static_cast<int>(rng() % 60), trial % 4 == 0 ? 0.2 : 0.0);
+    } else {
+      DedispProblem p;
+      p.input = test::make_band(nchans, 8, 1700.0, -0.05 - 0.2 * static_cast<double>(rng() % 100) / 100.0, 1e-3, false);
+      for (int i = 0; i < 1 + static_cast<int>(rng() % 40); ++i) p.dms.push_back(0.5 * i);
+      plan = make_dedisp_plan(p);
+    }
+    std::vector<int> kept;
+    for (int c = 0; c < plan.nchans(); ++c) {
+      if (plan.problem.keep.empty() || plan.problem.keep[static_cast<std::size_t>(c)] != 0) kept.push_back(c);
+    }
+    for (std::size_t max_channels : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{1} << 20}) {
+      CAPTURE(max_channels);
+      const auto split = cpu::dedisp_detail::find_subband_split(plan, kept, max_channels);
+      const auto want = runs_by_definition(plan, kept, max_channels);
+      CHECK(split.first == want);
+      if (want.size() < kept.size() + 1) ++with_runs;
+      // The split reproduces every delay.
+      const auto nsub = split.nsub();
+      bool exact = true;
+      for (std::size_t g = 0; g < nsub; ++g) {
+        for (std::size_t k = split.first[g]; k < split.first[g + 1]; ++k) {
+          for (std::size_t i = 0; i < plan.ndms(); ++i) {
+            exact =
+                exact && plan.delays[i * static_cast<std::size_t>(plan.nchans()) + static_cast<std::size_t>(kept[k])] ==
+                             split.dm_delay[i * nsub + g] + static_cast<std::int32_t>(split.chan_delay[k]);
+          }
+        }
+      }
+      CHECK(exact);
+    }
+  }
+  CHECK(with_runs > 20);  // the cases do have runs of several channels to find
 }
