@@ -6,8 +6,10 @@
 #include <sstream>
 #include <string>
 
+#include "fastpsr/dedisp.hpp"
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
+#include "support/dedisp_checks.hpp"
 #include "support/test_support.hpp"
 
 using namespace fastpsr;
@@ -139,4 +141,52 @@ TEST_CASE("dm plan: ranges are contiguous, coarsen with DM and cover the request
     CHECK(bw_smear_ms < o.tolerance * 1000.0 * obs.tsamp_s * s.downsample);
   }
   CHECK_THROWS_AS(make_ddplan(obs, DdplanOptions{.lo_dm = 100, .hi_dm = 50}), Error);
+}
+
+TEST_CASE("dm plan: a delay table large enough for several threads equals plans of one DM each") {
+  // 1500 DMs x 4096 channels (6 M delays: filled by up to 6 threads) against single-DM plans
+  // (filled serially): both models, a killed channel (dm_max_delay skips it). (Two-stage
+  // delays are left out: their within-subband part is rounded at the list's mean DM.)
+  for (DelayModel model : {DelayModel::presto, DelayModel::sigproc}) {
+    {
+      CAPTURE(static_cast<int>(model));
+      DedispProblem p;
+      p.input = test::make_band(4096, 8, 1712.0, -856.0 / 4096, 76.56e-6);
+      p.model = model;
+      p.keep.assign(4096, 1);
+      p.keep[4095] = 0;
+      for (int i = 0; i < 1500; ++i) p.dms.push_back(0.37 * i);
+      const DedispPlan plan = make_dedisp_plan(p);
+      REQUIRE(plan.delays.size() == 1500U * 4096U);
+      std::int32_t max_delay = 0;
+      for (std::size_t i = 0; i < 1500; i += 97) {
+        DedispProblem one = p;
+        one.dms = {p.dms[i]};
+        const DedispPlan single = make_dedisp_plan(one);
+        CHECK(
+            std::equal(single.delays.begin(), single.delays.end(), plan.delays.begin() + static_cast<long>(i * 4096)));
+        CHECK(single.dm_max_delay[0] == plan.dm_max_delay[i]);
+        max_delay = std::max(max_delay, plan.dm_max_delay[i]);
+      }
+      CHECK(plan.max_delay == *std::max_element(plan.dm_max_delay.begin(), plan.dm_max_delay.end()));
+      CHECK(plan.max_delay >= max_delay);
+      CHECK(plan.dm_max_delay[1000] < plan.delays[1001 * 4096 - 1]);  // the killed lowest channel
+    }
+  }
+  // The error of the first failing DM, as a serial fill gives it: sigproc delays on a band
+  // with channel 0 the lowest are negative from the first DM > 0 on.
+  DedispProblem up;
+  up.input = test::make_band(4096, 8, 856.0, 856.0 / 4096, 76.56e-6);
+  up.model = DelayModel::sigproc;
+  for (int i = 0; i < 1500; ++i) up.dms.push_back(0.37 * i);
+  DedispProblem first_bad = up;
+  first_bad.dms = {0.37};
+  std::string serial;
+  try {
+    (void)make_dedisp_plan(first_bad);
+  } catch (const Error& e) {
+    serial = e.what();
+  }
+  REQUIRE(!serial.empty());
+  CHECK_THROWS_WITH_AS((void)make_dedisp_plan(up), serial.c_str(), Error);
 }
