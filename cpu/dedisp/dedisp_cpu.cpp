@@ -153,13 +153,7 @@ class CpuDedisperser final : public Dedisperser {
   std::int64_t bias_ = 0;
   std::string isa_;
   KernelVariant kernel_;
-  // From --cpu-config or its defaults (CpuConfig, parse_config).
-  std::size_t dm_tile_ = 0;
-  std::size_t time_tile_ = 0;
-  std::size_t chan_block_ = 0;
-  std::size_t dm_block_ = 0;
-  std::string subbands_;
-  std::size_t sub_chunk_ = 0;
+  CpuConfig cfg_;  // --cpu-config or its defaults; dm_tile and time_tile resolved by choose_kernel
   std::unique_ptr<SubbandStage> stage1_;
   int threads_ = 0;
   std::unique_ptr<WorkerTeam> team_;
@@ -240,7 +234,7 @@ void CpuDedisperser::choose_path() {
   const std::uint64_t max_ds = in.nbits == 32 ? 0 : ((std::uint64_t{1} << in.nbits) - 1) * D_;
   nrows_ = nk_;
   hist_ = static_cast<std::size_t>(plan_.max_delay);
-  if (in.nbits == 32 || subbands_ == "off" || max_ds > 0xFFFFFFFFu) {
+  if (in.nbits == 32 || cfg_.subbands == "off" || max_ds > 0xFFFFFFFFu) {
     choose_row_type(max_ds);
     return;
   }
@@ -251,7 +245,7 @@ void CpuDedisperser::choose_path() {
   const std::size_t nsub = split.nsub();
   const double direct_adds = static_cast<double>(ndms_) * static_cast<double>(nk_);
   const double two_stage_adds = static_cast<double>(nk_) + static_cast<double>(ndms_) * static_cast<double>(nsub);
-  if (subbands_ == "auto" && 2.0 * two_stage_adds > direct_adds) {
+  if (cfg_.subbands == "auto" && 2.0 * two_stage_adds > direct_adds) {
     choose_row_type(max_ds);
     return;
   }
@@ -266,7 +260,7 @@ void CpuDedisperser::choose_path() {
   fmt_in.bytes_per_sample = in.bytes_per_sample();
   fmt_in.downsample = D_;
   fmt_in.kept = &kept_;
-  stage1_ = std::make_unique<SubbandStage>(fmt_in, std::move(split), elem_bytes_, isa_, sub_chunk_);
+  stage1_ = std::make_unique<SubbandStage>(fmt_in, std::move(split), elem_bytes_, isa_, cfg_.sub_chunk);
 }
 
 // Row elements and lane groups for rows of at most `max_row_value` (0 for float input);
@@ -297,20 +291,14 @@ void CpuDedisperser::choose_row_type(std::uint64_t max_row_value) {
 }
 
 void CpuDedisperser::parse_config(const DedispOptions& options) {
-  const CpuConfig c = parse_cpu_config(options.cpu_config);
-  if (!c.isa.empty()) check_cpu_isa(c.isa, isa_supported);
-  isa_ = c.isa.empty() ? best_isa() : c.isa;
+  cfg_ = parse_cpu_config(options.cpu_config);
+  if (!cfg_.isa.empty()) check_cpu_isa(cfg_.isa, isa_supported);
+  isa_ = cfg_.isa.empty() ? best_isa() : cfg_.isa;
   threads_ = options.threads;
-  dm_block_ = c.dm_block;
-  dm_tile_ = c.dm_tile;
-  time_tile_ = c.time_tile;
-  chan_block_ = c.chan_block;
-  subbands_ = c.subbands;
-  sub_chunk_ = c.sub_chunk;
 }
 
 void CpuDedisperser::choose_kernel() {
-  std::size_t dm_block = dm_block_;
+  std::size_t dm_block = cfg_.dm_block;
   if (dm_block == 0) {
     // Few DMs: the smallest register block that holds them all, so that no padding DMs are computed.
     const std::size_t full = kernel_for(type_, isa_).dm_block;
@@ -324,9 +312,9 @@ void CpuDedisperser::choose_kernel() {
   kernel_ = kernel_for(type_, isa_, dm_block);
   // Long delays (few channels, low frequencies) leave little reuse between the DMs of a tile
   // unless the time tile is long too; short ones keep the task's totals small.
-  if (time_tile_ == 0) time_tile_ = hist_ > 16384 ? 8192 : 2048;
-  dm_tile_ = (dm_tile_ + kernel_.dm_block - 1) / kernel_.dm_block * kernel_.dm_block;
-  time_tile_ = std::max(kernel_.step_samples, time_tile_ / kernel_.step_samples * kernel_.step_samples);
+  if (cfg_.time_tile == 0) cfg_.time_tile = hist_ > 16384 ? 8192 : 2048;
+  cfg_.dm_tile = (cfg_.dm_tile + kernel_.dm_block - 1) / kernel_.dm_block * kernel_.dm_block;
+  cfg_.time_tile = std::max(kernel_.step_samples, cfg_.time_tile / kernel_.step_samples * kernel_.step_samples);
 }
 
 DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
@@ -402,8 +390,8 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
   const auto nt = static_cast<std::size_t>(out_end - first);
   FASTPSR_ASSERT(nt <= out_stride_);
   const auto t0 = static_cast<std::size_t>(first - base_);
-  const std::size_t n_dm_tiles = (ndms_ + dm_tile_ - 1) / dm_tile_;
-  const std::size_t n_t_tiles = (nt + time_tile_ - 1) / time_tile_;
+  const std::size_t n_dm_tiles = (ndms_ + cfg_.dm_tile - 1) / cfg_.dm_tile;
+  const std::size_t n_t_tiles = (nt + cfg_.time_tile - 1) / cfg_.time_tile;
   const std::size_t padded_dms = offsets_.size() / std::max<std::size_t>(nrows_, 1);
   team_->run_dynamic(n_dm_tiles * n_t_tiles, [&](std::size_t task, std::size_t) {
     const std::size_t dt = task % n_dm_tiles;
@@ -413,15 +401,15 @@ DedispBlock CpuDedisperser::emit(std::uint64_t out_end) {
     a.offsets = offsets_.data();
     a.nk = nrows_;
     a.group = group_;
-    a.chan_block = chan_block_;
-    a.dm_begin = dt * dm_tile_;
-    a.dm_end = std::min(padded_dms, a.dm_begin + dm_tile_);
+    a.chan_block = cfg_.chan_block;
+    a.dm_begin = dt * cfg_.dm_tile;
+    a.dm_end = std::min(padded_dms, a.dm_begin + cfg_.dm_tile);
     a.ndms = ndms_;
-    a.t_begin = t0 + tt * time_tile_;
-    a.t_end = std::min(t0 + nt, a.t_begin + time_tile_);
+    a.t_begin = t0 + tt * cfg_.time_tile;
+    a.t_end = std::min(t0 + nt, a.t_begin + cfg_.time_tile);
     a.out = out_.data();
     a.out_stride = out_stride_;
-    a.out_col = tt * time_tile_;
+    a.out_col = tt * cfg_.time_tile;
     a.bias = bias_;
     kernel_.fn(a);
   });
@@ -461,8 +449,8 @@ std::string CpuDedisperser::describe() const {
       "tiles {} DMs x {} samples x {} rows; gulp {} samples ({} after downsampling by {}), history {} samples; "
       "threads {}; host memory {:.1f} MiB",
       path, isa_, describe_cpu_features(), row_type_name(type_), std::min(group_, nrows_), kernel_.dm_block,
-      kernel_.step_samples, dm_tile_, time_tile_, std::min({chan_block_, group_, nrows_}), gulp_samples(), gulp_ds_, D_,
-      hist_, nthreads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
+      kernel_.step_samples, cfg_.dm_tile, cfg_.time_tile, std::min({cfg_.chan_block, group_, nrows_}), gulp_samples(),
+      gulp_ds_, D_, hist_, nthreads(), static_cast<double>(host_bytes()) / (1024.0 * 1024.0));
 }
 
 }  // namespace

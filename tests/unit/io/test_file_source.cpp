@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fastpsr/byte_stream.hpp"
@@ -29,10 +31,7 @@ TEST_CASE("file source: large (parallel) and small reads and skips give the file
   std::vector<std::uint8_t> bytes(size);
   for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
   const auto path = tmp / "data.bin";
-  {
-    std::ofstream f(path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(size));
-  }
+  test::write_file(path, bytes);
   for (int round = 0; round < 4; ++round) {
     CAPTURE(round);
     auto src = open_source(path.string());
@@ -73,6 +72,17 @@ long expected_pipe_bytes() {
   f >> max;
   return max >= (1L << 20) ? (1L << 20) : -1;  // -1: the request fails, the pipe keeps its size
 }
+
+// Opens our end of `fifo` with open_ours() while the other end is opened with `flags` on a
+// thread (a FIFO's open waits for its peer); returns ours and the other end's descriptor.
+template <typename Open>
+auto open_both_ends(const std::filesystem::path& fifo, int flags, Open open_ours) {
+  int other = -1;
+  std::thread t([&] { other = ::open(fifo.c_str(), flags); });
+  auto ours = open_ours();
+  t.join();
+  return std::pair{std::move(ours), other};
+}
 }  // namespace
 
 TEST_CASE("pipes: a source or sink on a FIFO holds 1 MiB, so the two sides take fewer turns") {
@@ -85,10 +95,7 @@ TEST_CASE("pipes: a source or sink on a FIFO holds 1 MiB, so the two sides take 
   const auto fifo = tmp / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   {  // the reading end opened as a source
-    int writer = -1;
-    std::thread t([&] { writer = ::open(fifo.c_str(), O_WRONLY); });
-    auto src = open_source(fifo.string());
-    t.join();
+    auto [src, writer] = open_both_ends(fifo, O_WRONLY, [&] { return open_source(fifo.string()); });
     REQUIRE(writer >= 0);
     CHECK(::fcntl(writer, F_GETPIPE_SZ) == want);
     const char msg[] = "through the pipe";
@@ -99,10 +106,7 @@ TEST_CASE("pipes: a source or sink on a FIFO holds 1 MiB, so the two sides take 
     CHECK(std::string(got) == msg);
   }
   {  // the writing end opened as a sink (written in place: a FIFO is not replaced)
-    int reader = -1;
-    std::thread t([&] { reader = ::open(fifo.c_str(), O_RDONLY); });
-    auto sink = open_sink(fifo.string());
-    t.join();
+    auto [sink, reader] = open_both_ends(fifo, O_RDONLY, [&] { return open_sink(fifo.string()); });
     REQUIRE(reader >= 0);
     CHECK(::fcntl(reader, F_GETPIPE_SZ) == want);
     sink->write("x", 1);
