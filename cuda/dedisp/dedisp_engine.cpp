@@ -6,6 +6,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <thread>
 
 #include "dedisp/dedisp_subband.hpp"
 #include "fastpsr/error.hpp"
@@ -410,8 +411,13 @@ void DedispEngine::choose_shape() {
   // Reuse where the chosen tile has it compiled (elsewhere the plain kernel: the same sums); its
   // records carry the reuse flags of each thread's DMs.
   if (s.reuse != 0 && !reuse_compiled(s.items_time, s.items_dm)) s.reuse = 0;
+  // Large tables on several threads (a meerkat automatic plan's first range: 42 M delays, 0.42 s
+  // on one thread); small ones on this thread.
+  const std::size_t delays_read = plan_.ndms() * kept_.size();
+  const int record_threads = static_cast<int>(
+      std::min<std::size_t>({std::max(1U, std::thread::hardware_concurrency()), 16, delays_read >> 20}));
   records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block(),
-                                        s.reuse != 0 ? s.items_dm : 0);
+                                        s.reuse != 0 ? s.items_dm : 0, record_threads);
   FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;

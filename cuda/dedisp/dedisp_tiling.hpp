@@ -25,6 +25,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -487,16 +488,13 @@ struct BlockRecords {
   int blocks = 0;
 };
 
-/// `delays[dm * nchans + chan]`, the kept channels in order, DMs grouped `dms_per_block` at a time.
-/// `reuse_group` > 0 (the kernel's items_dm, with reuse): offsets carry kReuseFlag (see the record).
-inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
-                                       const std::vector<int>& kept, int dms_per_block, int reuse_group = 0) {
-  BlockRecords br;
-  br.record = record_ints(dms_per_block);
-  br.blocks = static_cast<int>((ndms + static_cast<std::size_t>(dms_per_block) - 1) / dms_per_block);
+/// The records of blocks [b0, b1) into `br` (sized by make_block_records); returns their largest
+/// span. Blocks are independent, so threads may fill disjoint ranges.
+inline int fill_block_records(BlockRecords& br, const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
+                              const std::vector<int>& kept, int dms_per_block, int reuse_group, int b0, int b1) {
   const std::size_t nkept = kept.size();
-  br.ints.assign(static_cast<std::size_t>(br.blocks) * nkept * static_cast<std::size_t>(br.record), 0);
-  for (int b = 0; b < br.blocks; ++b) {
+  int max_span = 0;
+  for (int b = b0; b < b1; ++b) {
     const std::size_t dm_first = static_cast<std::size_t>(b) * static_cast<std::size_t>(dms_per_block);
     const std::size_t dm_end = std::min(ndms, dm_first + static_cast<std::size_t>(dms_per_block));
     std::int32_t reuse_rows = 0;  // past the block's last channel with a flag
@@ -526,12 +524,43 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
         }
         rec[kRecordHeader + j] = off;
       }
-      br.max_span = hi - lo > br.max_span ? hi - lo : br.max_span;
+      max_span = hi - lo > max_span ? hi - lo : max_span;
     }
     std::int32_t* block = br.ints.data() + static_cast<std::size_t>(b) * nkept * static_cast<std::size_t>(br.record);
     for (std::size_t k = 0; k < nkept; ++k)
       block[k * static_cast<std::size_t>(br.record) + kRecordReuseRows] = reuse_rows;
   }
+  return max_span;
+}
+
+/// `delays[dm * nchans + chan]`, the kept channels in order, DMs grouped `dms_per_block` at a time.
+/// `reuse_group` > 0 (the kernel's items_dm, with reuse): offsets carry kReuseFlag (see the record).
+/// `threads` > 1 fills contiguous ranges of blocks on that many threads (the same records: a
+/// meerkat automatic plan's first range, 10223 DMs x 4096 channels, took 0.42 s on one).
+inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
+                                       const std::vector<int>& kept, int dms_per_block, int reuse_group = 0,
+                                       int threads = 1) {
+  BlockRecords br;
+  br.record = record_ints(dms_per_block);
+  br.blocks = static_cast<int>((ndms + static_cast<std::size_t>(dms_per_block) - 1) / dms_per_block);
+  br.ints.assign(static_cast<std::size_t>(br.blocks) * kept.size() * static_cast<std::size_t>(br.record), 0);
+  threads = std::max(1, std::min(threads, br.blocks));
+  if (threads == 1) {
+    br.max_span = fill_block_records(br, delays, ndms, nchans, kept, dms_per_block, reuse_group, 0, br.blocks);
+    return br;
+  }
+  std::vector<int> spans(static_cast<std::size_t>(threads), 0);
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t) {
+    team.emplace_back([&, t] {
+      const int b0 = static_cast<int>(static_cast<long long>(br.blocks) * t / threads);
+      const int b1 = static_cast<int>(static_cast<long long>(br.blocks) * (t + 1) / threads);
+      spans[static_cast<std::size_t>(t)] =
+          fill_block_records(br, delays, ndms, nchans, kept, dms_per_block, reuse_group, b0, b1);
+    });
+  }
+  for (auto& th : team) th.join();
+  br.max_span = *std::max_element(spans.begin(), spans.end());
   return br;
 }
 

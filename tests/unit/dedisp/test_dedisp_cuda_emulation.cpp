@@ -518,6 +518,21 @@ TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
     }
     CHECK((flags > 0) == (group > 0));  // the case has words to reuse
   }
+  // On several threads (contiguous ranges of blocks each): the same records and span, for block
+  // counts below, at and above the thread count.
+  for (auto [dms_per_block, group] : {std::pair{8, 4}, {3, 0}, {40, 8}, {1, 0}}) {
+    const auto one = tl::make_block_records(close.delays, close.ndms(), close.nchans(), kept, dms_per_block, group);
+    for (int threads : {2, 3, 7, 64}) {
+      CAPTURE(dms_per_block);
+      CAPTURE(threads);
+      const auto many =
+          tl::make_block_records(close.delays, close.ndms(), close.nchans(), kept, dms_per_block, group, threads);
+      CHECK(many.ints == one.ints);
+      CHECK(many.max_span == one.max_span);
+      CHECK(many.blocks == one.blocks);
+      CHECK(many.record == one.record);
+    }
+  }
 }
 
 TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streaming") {
