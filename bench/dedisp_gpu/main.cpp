@@ -66,6 +66,41 @@ const std::vector<Setup> kSetups = {
   return make_dedisp_plan(p);
 }
 
+using GpuConfig = std::map<std::string, std::string>;
+
+/// One sweep point of the staged kernel (subband=0). A key left at -1 is not given, so the
+/// engine's rule (or --gpu-config) decides it.
+struct StagedPoint {
+  int threads_time = 32;
+  int threads_dm = 4;
+  int items_time = 4;
+  int items_dm = 8;
+  int chans_per_stage = 16;
+  int max_regs = -1;
+  int stages = -1;
+  int bulk_copy = -1;
+  int reuse = -1;
+  int mad_hi = -1;
+};
+
+[[maybe_unused]] GpuConfig staged(const StagedPoint& p) {
+  GpuConfig c{{"subband", "0"},
+              {"threads_time", std::to_string(p.threads_time)},
+              {"threads_dm", std::to_string(p.threads_dm)},
+              {"items_time", std::to_string(p.items_time)},
+              {"items_dm", std::to_string(p.items_dm)},
+              {"chans_per_stage", std::to_string(p.chans_per_stage)}};
+  const auto optional = [&c](const char* key, int v) {
+    if (v >= 0) c[key] = std::to_string(v);
+  };
+  optional("max_regs", p.max_regs);
+  optional("stages", p.stages);
+  optional("bulk_copy", p.bulk_copy);
+  optional("reuse", p.reuse);
+  optional("mad_hi", p.mad_hi);
+  return c;
+}
+
 struct Row {
   std::string setup;
   double adds_per_s = 0;
@@ -225,7 +260,7 @@ int main(int argc, char** argv) {
       const std::vector<int> st = {2, 3};
       const std::vector<int> mad = full ? std::vector<int>{0, 1} : std::vector<int>{0};
       const std::vector<int> bulk = full ? std::vector<int>{1} : std::vector<int>{0, 1};
-      std::vector<std::map<std::string, std::string> > configs;
+      std::vector<GpuConfig> configs;
       if (sweep == "subband") {
         // The subband kernel: units of G channels, its compiled tiles, 1, 2 or 4 units per stage.
         for (int G : {4, 8, 16}) {
@@ -234,12 +269,13 @@ int main(int argc, char** argv) {
               if (a * b > 256) continue;
               for (auto [c, e] : {std::pair{2, 4}, {4, 4}, {2, 8}, {4, 8}}) {
                 for (int units : {1, 2, 4}) {
-                  configs.push_back({{"subband", std::to_string(G)},
-                                     {"threads_time", std::to_string(a)},
-                                     {"threads_dm", std::to_string(b)},
-                                     {"items_time", std::to_string(c)},
-                                     {"items_dm", std::to_string(e)},
-                                     {"chans_per_stage", std::to_string(units * G)}});
+                  GpuConfig point = staged({.threads_time = a,
+                                            .threads_dm = b,
+                                            .items_time = c,
+                                            .items_dm = e,
+                                            .chans_per_stage = units * G});
+                  point["subband"] = std::to_string(G);
+                  configs.push_back(point);
                 }
               }
             }
@@ -254,14 +290,8 @@ int main(int argc, char** argv) {
             for (int b : {2, 4}) {
               for (int f : {8, 16, 32}) {
                 for (int g : {2, 3}) {
-                  configs.push_back({{"subband", "0"},
-                                     {"max_regs", std::to_string(cap)},
-                                     {"threads_time", std::to_string(a)},
-                                     {"threads_dm", std::to_string(b)},
-                                     {"items_time", "4"},
-                                     {"items_dm", "8"},
-                                     {"chans_per_stage", std::to_string(f)},
-                                     {"stages", std::to_string(g)}});
+                  configs.push_back(
+                      staged({.threads_time = a, .threads_dm = b, .chans_per_stage = f, .max_regs = cap, .stages = g}));
                 }
               }
             }
@@ -274,16 +304,7 @@ int main(int argc, char** argv) {
         for (int rep = 0; rep < 2; ++rep) {
           for (int cap : {128, 168, 255}) {
             for (int f : {16, 32}) {
-              for (int r : {0, 1, 2}) {
-                configs.push_back({{"subband", "0"},
-                                   {"max_regs", std::to_string(cap)},
-                                   {"threads_time", "32"},
-                                   {"threads_dm", "4"},
-                                   {"items_time", "4"},
-                                   {"items_dm", "8"},
-                                   {"chans_per_stage", std::to_string(f)},
-                                   {"reuse", std::to_string(r)}});
-              }
+              for (int r : {0, 1, 2}) configs.push_back(staged({.chans_per_stage = f, .max_regs = cap, .reuse = r}));
             }
           }
         }
@@ -293,25 +314,14 @@ int main(int argc, char** argv) {
         for (auto [a, b] : {std::pair{64, 2}, {32, 4}, {64, 4}}) {
           for (int cap : {128, 168}) {
             for (int f : {4, 8}) {
-              configs.push_back({{"subband", "0"},
-                                 {"max_regs", std::to_string(cap)},
-                                 {"threads_time", std::to_string(a)},
-                                 {"threads_dm", std::to_string(b)},
-                                 {"items_time", "4"},
-                                 {"items_dm", "8"},
-                                 {"chans_per_stage", std::to_string(f)},
-                                 {"bulk_copy", "1"}});
+              configs.push_back(
+                  staged({.threads_time = a, .threads_dm = b, .chans_per_stage = f, .max_regs = cap, .bulk_copy = 1}));
             }
           }
         }
         for (int f : {8, 16}) {
-          configs.push_back({{"subband", "0"},
-                             {"threads_time", "32"},
-                             {"threads_dm", "8"},
-                             {"items_time", "4"},
-                             {"items_dm", "4"},
-                             {"chans_per_stage", std::to_string(f)},
-                             {"bulk_copy", "0"}});
+          configs.push_back(
+              staged({.threads_time = 32, .threads_dm = 8, .items_dm = 4, .chans_per_stage = f, .bulk_copy = 0}));
         }
       }
       if (sweep == "span") {
@@ -325,15 +335,13 @@ int main(int argc, char** argv) {
               for (int f : {4, 8, 16, 32}) {
                 for (int g : {2, 3}) {
                   for (int k : {0, 1}) {
-                    configs.push_back({{"subband", "0"},
-                                       {"max_regs", std::to_string(cap)},
-                                       {"threads_time", std::to_string(a)},
-                                       {"threads_dm", std::to_string(b)},
-                                       {"items_time", "4"},
-                                       {"items_dm", std::to_string(e)},
-                                       {"chans_per_stage", std::to_string(f)},
-                                       {"stages", std::to_string(g)},
-                                       {"bulk_copy", std::to_string(k)}});
+                    configs.push_back(staged({.threads_time = a,
+                                              .threads_dm = b,
+                                              .items_dm = e,
+                                              .chans_per_stage = f,
+                                              .max_regs = cap,
+                                              .stages = g,
+                                              .bulk_copy = k}));
                   }
                 }
               }
@@ -352,15 +360,14 @@ int main(int argc, char** argv) {
                 for (int g : st) {
                   for (int h : mad) {
                     for (int k : bulk) {
-                      configs.push_back({{"subband", "0"},
-                                         {"threads_time", std::to_string(a)},
-                                         {"threads_dm", std::to_string(b)},
-                                         {"items_time", std::to_string(c)},
-                                         {"items_dm", std::to_string(e)},
-                                         {"chans_per_stage", std::to_string(f)},
-                                         {"stages", std::to_string(g)},
-                                         {"mad_hi", std::to_string(h)},
-                                         {"bulk_copy", std::to_string(k)}});
+                      configs.push_back(staged({.threads_time = a,
+                                                .threads_dm = b,
+                                                .items_time = c,
+                                                .items_dm = e,
+                                                .chans_per_stage = f,
+                                                .stages = g,
+                                                .bulk_copy = k,
+                                                .mad_hi = h}));
                     }
                   }
                 }

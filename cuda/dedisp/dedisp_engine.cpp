@@ -2,12 +2,12 @@
 #include "dedisp/dedisp_engine.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <future>
 #include <limits>
 #include <map>
 #include <thread>
 
+#include "common/setup_timing.hpp"
 #include "dedisp/dedisp_subband.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
@@ -16,9 +16,6 @@ namespace fastpsr::cuda {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -95,7 +92,7 @@ cudaError_t launch_dedisp_kernel(const KernelShape& s, const DedispKernelParams&
 
 DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options, int device, int slots)
     : plan_(plan), cfg_(parse_gpu_config(options.gpu_config)), device_(device) {
-  auto t0 = Clock::now();
+  auto t0 = SetupClock::now();
   const DedispInput& in = plan_.problem.input;
   props_ = device_properties(device);  // throws for a missing GPU
   set_device(device);
@@ -129,10 +126,10 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
                             "mad_hi=0); this input and configuration use lanes={}{}",
                             cfg_.shape.subband, cfg_.shape.lanes, cfg_.mad_hi ? " with mad_hi=1" : ""));
   }
-  t0 = Clock::now();
+  t0 = SetupClock::now();
   choose_shape();
   const double shape_ms = ms_since(t0);
-  t0 = Clock::now();
+  t0 = SetupClock::now();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
   choose_gulp(requested, slots);
   cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
@@ -246,9 +243,14 @@ void DedispEngine::choose_register_cap(KernelShape& best, int span) const {
   if (!given("chans_per_stage")) capped.chans_per_stage = std::min(capped.chans_per_stage, 16);
   const std::size_t shared = dedisp_shared_bytes(capped, tiling::row_pitch_words(capped.tile_words(), span),
                                                  tiling::record_ints(capped.dms_per_block()));
-  if (props_.shared_per_sm / (shared + 1024) < 4) return;
+  if (blocks_per_sm_by_shared(shared) < 4) return;
   capped.max_regs = 128;
   best = capped;
+}
+
+std::size_t DedispEngine::blocks_per_sm_by_shared(std::size_t shared_bytes) const {
+  constexpr std::size_t kReservedPerBlock = 1024;
+  return props_.shared_per_sm / (shared_bytes + kReservedPerBlock);
 }
 
 void DedispEngine::choose_shape() {
@@ -347,8 +349,7 @@ void DedispEngine::choose_shape() {
   select(s, candidates);
   // Large spans: the staging of the default shape (32 x 4 threads, 4 x 8 items) leaves room for
   // one block an SM.
-  if (found && !dms_given && !given("chans_per_stage") &&
-      props_.shared_per_sm / (shared_for(best, best_span) + 1024) < 2) {
+  if (found && !dms_given && !given("chans_per_stage") && blocks_per_sm_by_shared(shared_for(best, best_span)) < 2) {
     // Integer lanes (4 or 2 a word) with bulk staging: the 4 x 8 tile, 64 x 2 threads (16 DMs a block: about half
     // the span of 32, and the same 128 threads), 8 channels a stage in 128 registers where four
     // blocks fit an SM, in 168 where three do, else 4 channels in 128. The best shapes of
@@ -369,7 +370,7 @@ void DedispEngine::choose_shape() {
       for (int chans : {8, 4}) {
         trial.chans_per_stage = std::min(s.chans_per_stage, chans);
         if (at == span_of.end() || too_many_threads(trial)) break;
-        const std::size_t blocks = props_.shared_per_sm / (shared_for(trial, at->second) + 1024);
+        const std::size_t blocks = blocks_per_sm_by_shared(shared_for(trial, at->second));
         // Three blocks of 128 threads is also what 168 registers allow: the cap that spills less.
         trial.max_regs = 0;
         if (blocks >= 4) {

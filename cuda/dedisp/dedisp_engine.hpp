@@ -72,6 +72,9 @@ class DedispEngine {
   void choose_shape();
   /// Sets best.max_regs (and, with a cap, chans_per_stage) unless given; checks a given cap.
   void choose_register_cap(KernelShape& best, int span) const;
+  /// Blocks an SM can hold by shared memory alone, for a block that stages `shared_bytes` (the
+  /// driver reserves 1 KiB a block beside it).
+  [[nodiscard]] std::size_t blocks_per_sm_by_shared(std::size_t shared_bytes) const;
   void choose_subband_shape();
   void choose_gulp(std::size_t requested_in, int slots);
   [[nodiscard]] std::size_t bytes_for(std::size_t gulp_ds, int slots) const;

@@ -80,12 +80,10 @@ class CudaChanneliser final : public Channeliser {
     // machine that copy was most of a push, ~0.25 s a GiB on one core), and the push returns
     // once the upload is done, as the caller may then refill the buffer.
     const bool direct = n > 0 && in_input_buffers(src, ((f_count - 1) * stride + n) * sample_bytes_);
+    const std::uint8_t* upload_from = src;
+    std::size_t upload_stride = stride;
     if (direct) {
       ++direct_pushes_;
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, src,
-                                         stride * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
-                                         stream_.get()));
-      FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
     } else if (n > 0) {
       ++staged_pushes_;
       if (staging_.get() == nullptr) staging_ = PinnedArena(round_to_page(f_count * gulp_ * sample_bytes_));
@@ -94,9 +92,13 @@ class CudaChanneliser final : public Channeliser {
       for (std::size_t f = 0; f < f_count; ++f) {
         std::memcpy(h_in + f * gulp_ * sample_bytes_, src + f * stride * sample_bytes_, n * sample_bytes_);
       }
-      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_, h_in,
-                                         gulp_ * sample_bytes_, n * sample_bytes_, f_count, cudaMemcpyHostToDevice,
-                                         stream_.get()));
+      upload_from = h_in;
+      upload_stride = gulp_;
+    }
+    if (n > 0) {
+      FASTPSR_CUDA_TRY(cudaMemcpy2DAsync(raw_[cur_].get() + count_ * sample_bytes_, capacity_ * sample_bytes_,
+                                         upload_from, upload_stride * sample_bytes_, n * sample_bytes_, f_count,
+                                         cudaMemcpyHostToDevice, stream_.get()));
       FASTPSR_CUDA_TRY(cudaEventRecord(h2d_done_.get(), stream_.get()));
     }
     count_ += n;
