@@ -51,4 +51,11 @@ DeviceChoice resolve_device(const DeviceSpec& spec) {
 #endif
 }
 
+void prepare_device_context(const DeviceChoice& device) {
+  if (device.backend == Backend::cpu) return;
+#if FASTPSR_HAVE_CUDA
+  cuda::prepare_device(device.gpu_index);
+#endif
+}
+
 }  // namespace fastpsr

@@ -23,11 +23,4 @@ std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const Devi
 #endif
 }
 
-void prepare_dedisp_device(const DeviceChoice& device) {
-  if (device.backend == Backend::cpu) return;
-#if FASTPSR_HAVE_CUDA
-  cuda::prepare_device(device.gpu_index);
-#endif
-}
-
 }  // namespace fastpsr

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/device_warmup.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/accel_backends.hpp"
 #include "fastpsr/accel_search.hpp"
@@ -151,7 +152,11 @@ int run(int argc, char** argv) {
   apply_common_options(o.common);
   o.sift_requested = app.count("--output") > 0;
   const AccelConfig config = finish_config(o);
-  const DeviceChoice device = choose_device(o.common);
+  // A GPU's context (a few hundred ms) is created on another thread while the first trials are
+  // read and transformed.
+  DeviceWarmup warmup(o.common.device);
+  const DeviceChoice device = warmup.get();
+  log_verbose("device: {}", device.description);
   AccelSearchOptions sopts;
   sopts.threads = o.ncpus;
   sopts.fft_len = o.fft_len;

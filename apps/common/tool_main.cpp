@@ -99,7 +99,8 @@ std::vector<std::string> normalize_single_dash(int argc, char** argv, const std:
 
 void add_common_options(CLI::App& app, CommonOptions& opts, bool with_device) {
   app.add_flag("-q,--quiet", opts.quiet, "Print errors only");
-  app.add_flag("-v,--verbose", opts.verbose, "Print the plan, memory, kernel configuration and speed (repeat for more)");
+  app.add_flag("-v,--verbose", opts.verbose,
+               "Print the plan, memory, kernel configuration and speed (repeat for more)");
   app.set_version_flag("--version", std::string(version_string));
   if (with_device) {
     app.add_option("--device", opts.device, "Where to compute: auto (a GPU if there is one), cpu, gpu or gpu:N")
@@ -115,12 +116,6 @@ void apply_common_options(const CommonOptions& opts) {
   } else if (opts.verbose == 1) {
     set_verbosity(Verbosity::verbose);
   }
-}
-
-DeviceChoice choose_device(const CommonOptions& opts) {
-  const auto choice = resolve_device(parse_device_spec(opts.device));
-  log_verbose("device: {}", choice.description);
-  return choice;
 }
 
 void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_argument, message); }

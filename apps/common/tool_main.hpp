@@ -3,12 +3,11 @@
 /// What every tool shares: exit codes (0 ok, 1 runtime error, 2 usage error), the message
 /// `tool: error: <file>: <what>`, quiet exit on a closed pipe, -q/-v/--device options, and
 /// PRESTO/SIGPROC single-dash long flags (-zmax) as aliases of GNU ones (--zmax).
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "fastpsr/device.hpp"
 
@@ -42,8 +41,6 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& opts, bool with_device);
 /// Sets the log level from the options.
 void apply_common_options(const CommonOptions& opts);
-/// Resolves --device and logs the choice at -v (at normal level when auto falls back to the CPU).
-DeviceChoice choose_device(const CommonOptions& opts);
 
 /// A usage error raised by a tool after parsing (exit 2).
 [[noreturn]] void usage_error(const std::string& message);

@@ -10,8 +10,10 @@
 #include <future>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <thread>
 
+#include "common/device_warmup.hpp"
 #include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
@@ -312,6 +314,11 @@ int run(int argc, char** argv) {
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
 
+  // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
+  // while the input is opened (from a pipe: while its writer starts too), the plans are made and
+  // the outputs opened. --dm-plan show needs no device.
+  std::optional<DeviceWarmup> warmup;
+  if (o.dm_plan != "show") warmup.emplace(o.common.device);
   auto reader = FilterbankReader::open(o.input);
   const SigprocHeader& h = reader->header();
   if (h.is_time_series()) {
@@ -322,21 +329,6 @@ int run(int argc, char** argv) {
   bool show_only = false;
   const std::vector<Range> ranges = dm_ranges(o, h, show_only);
   if (show_only) return kExitOk;
-  // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
-  // while the plans are made and the outputs opened.
-  std::promise<DeviceChoice> chosen;
-  auto chosen_device = chosen.get_future();
-  auto warming = std::async(std::launch::async, [&chosen, spec = o.common.device] {
-    DeviceChoice d;
-    try {
-      d = resolve_device(parse_device_spec(spec));
-    } catch (...) {
-      chosen.set_exception(std::current_exception());
-      return;
-    }
-    chosen.set_value(d);
-    prepare_dedisp_device(d);
-  });
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
 
@@ -416,8 +408,7 @@ int run(int argc, char** argv) {
   // The dedispersers (a GPU's context, device and pinned buffers: a large part of a short run)
   // are made on another thread while this one opens the outputs.
   auto making = std::async(std::launch::async, [&] {
-    const DeviceChoice device = chosen_device.get();  // rethrows an unusable --device
-    warming.get();                                    // rethrows a failed context creation
+    const DeviceChoice device = warmup->get();  // rethrows an unusable --device
     std::vector<std::unique_ptr<Dedisperser>> made;
     for (const auto& p : plans) made.push_back(make_dedisperser(p, device, dopt));
     return std::pair{device, std::move(made)};

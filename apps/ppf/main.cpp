@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/device_warmup.hpp"
 #include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
@@ -212,6 +213,9 @@ int run(int argc, char** argv) {
     usage_error("refusing to write binary data to a terminal: give -o FILE or pipe the output");
   }
 
+  // The device is chosen and a GPU's context created (a few hundred ms) on another thread while
+  // the input is opened (from a pipe: while its writer starts too) and the plan is made.
+  DeviceWarmup warmup(o.common.device);
   std::optional<RawVoltageOptions> raw;
   if (!o.format.empty()) {
     raw = RawVoltageOptions{};
@@ -243,7 +247,8 @@ int run(int argc, char** argv) {
   const ChanneliserPlan plan = make_channeliser_plan(p);
   if (info.nsamples) check_sample_count(*info.nsamples, plan, o.drop_partial, reader->name());
 
-  const DeviceChoice device = choose_device(o.common);
+  const DeviceChoice device = warmup.get();
+  log_verbose("device: {}", device.description);
   ChanneliserOptions copt;
   copt.gpu_config = parse_key_values(o.gpu_config);
   copt.cpu_config = parse_key_values(o.cpu_config);

@@ -12,5 +12,8 @@ bool built_with_cuda() noexcept;
 int gpu_count() noexcept;
 /// Resolves a --device value; throws Error(unsupported|resource) for an unusable GPU request.
 DeviceChoice resolve_device(const DeviceSpec& spec);
+/// Creates the context of a chosen GPU (the driver's start: a few hundred ms on a GPU host), so
+/// that a backend made later, on any thread, finds it ready. Nothing for the CPU.
+void prepare_device_context(const DeviceChoice& device);
 
 }  // namespace fastpsr

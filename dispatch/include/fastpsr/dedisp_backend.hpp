@@ -14,8 +14,4 @@ namespace fastpsr {
 std::unique_ptr<Dedisperser> make_dedisperser(const DedispPlan& plan, const DeviceChoice& device,
                                               const DedispOptions& options);
 
-/// Gets the backend ready ahead of make_dedisperser(): a GPU's context is created (a few
-/// hundred ms), the CPU needs nothing. Meant for a thread of its own while the input is opened.
-void prepare_dedisp_device(const DeviceChoice& device);
-
 }  // namespace fastpsr
