@@ -29,6 +29,8 @@ constexpr int kCufftMaxPoints = 32768;
 constexpr int kCufftAutoPoints = 4096;
 constexpr std::size_t kProductBudget = std::size_t{512} << 20;
 constexpr std::size_t kBatchPlaneBudget = std::size_t{256} << 20;
+// Peak memory bandwidth an SM from which the pipe kernel's f32 tiles default to 4 rows.
+constexpr double kWideBandwidthBytesPerSm = 30e9;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -273,6 +275,21 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   // The harmonic-sum kernel and, where hs_threads is not given, its tile width: pipe 256 rk (else
   // 128 or 64 where the windows of 256 do not fit), tiled and gather 128.
   const int given_threads = s_.hs_threads;
+  const bool rows_given = s_.hs_rows != 0;
+  // Rows of a tile, where not given: 16, but 4 for the pipe kernel on a float32 plane where the
+  // GPU has at least 30 GB/s of peak memory bandwidth an SM (an H200: 36; an H100 80GB HBM3: 25).
+  // There a 256 x 16 f32 tile's two window buffers (172 KiB) leave room for one block an SM, and
+  // with bandwidth to spare more blocks win over the larger windows' fewer bytes. fdas-8m, zmax
+  // 200, 16 harmonics, harmonic sums in ms for 16 / 8 / 4 rows (2026-11-27, bench/results/
+  // h200-accel-hs-rows.md): H200 13.16 / 11.33 / 10.81-11.14 (interbinning 13.26 / 11.45 /
+  // 10.86); H100 14.56 / 14.90 / 15.35. An f16 plane keeps 16 (H200 8.12 against 10.21 with 8).
+  if (!rows_given) {
+    const bool wide_bandwidth = props.peak_memory_bandwidth >= kWideBandwidthBytesPerSm * props.multiprocessors;
+    s_.hs_rows = s_.hs != AccelHarmonicKernel::tiled && s_.hs != AccelHarmonicKernel::gather &&
+                         format_ == PlaneFormat::f32 && wide_bandwidth
+                     ? 4
+                     : 16;
+  }
   if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
     const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
     const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
@@ -301,6 +318,7 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
     }
   }
   if (s_.hs != AccelHarmonicKernel::pipe && given_threads == 0) s_.hs_threads = 128;
+  if (s_.hs != AccelHarmonicKernel::pipe && !rows_given) s_.hs_rows = 16;  // the rule's 4 is the pipe kernel's
   FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
                   "--gpu-config hs_threads={}: the device allows {} threads per block", s_.hs_threads,
                   props.max_threads_per_block);

@@ -8,6 +8,7 @@
 // summed power within the same relative bound, except hits whose power lies within that bound
 // of the threshold (which rounding may put on either side).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -622,6 +623,17 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   CHECK(tiled->describe().find("harmonic sums (tiled") != std::string::npos);
   CHECK(tiled->settings().hs == cuda::AccelHarmonicKernel::tiled);
   CHECK(tiled->settings().hs_threads == 128);
+  // Tile rows: 4 for the pipe kernel on an f32 plane where the GPU has >= 30 GB/s of peak memory
+  // bandwidth an SM (H200), else 16; f16 planes, tiled and gather always 16; a given value stays.
+  const auto props = cuda::device_properties(0);
+  const bool wide = props.peak_memory_bandwidth >= 30e9 * props.multiprocessors;
+  MESSAGE("peak memory bandwidth an SM: " << props.peak_memory_bandwidth / props.multiprocessors / 1e9 << " GB/s");
+  CHECK(custom->settings().hs_rows == (sm90 && wide ? 4 : 16));
+  CHECK(text.find(fmt::format("{} rk x {} rows a block", custom->settings().hs_threads, custom->settings().hs_rows)) !=
+        std::string::npos);
+  CHECK(tiled->settings().hs_rows == 16);
+  CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"plane", "f16"}}), 0)->settings().hs_rows == 16);
+  CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs_rows", "8"}}), 0)->settings().hs_rows == 8);
   CHECK(custom->device_bytes() > static_cast<std::size_t>(101) * 2 * (1 << 16) * 4);
   CHECK(custom->host_bytes() > 0);
   CHECK(custom->settings().fft_len > 0);

@@ -35,7 +35,9 @@
 ///                       products).
 ///   hs_threads=<n>      harmonic sums: rk per block (multiple of 32, 32 .. 1024; default 256 with
 ///                       hs=pipe (128 or 64 where the windows of 256 do not fit), else 128).
-///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16).
+///   hs_rows=1|2|4|8|16  harmonic sums: z rows per thread (default 16; 4 for hs=pipe on a
+///                       float32 plane where the GPU has at least 30 GB/s of peak memory
+///                       bandwidth an SM, e.g. an H200).
 ///   hs=auto|pipe|tiled|gather  harmonic-sum kernel: tiled copies the sub-harmonic windows of a
 ///                       block's tile into shared memory first; pipe (sm_90 or newer; hs_rows 4,
 ///                       8 or 16) does the same in persistent blocks that copy the next tile's
@@ -81,8 +83,8 @@ struct AccelGpuSettings {
   AccelFftTwiddles fft_twiddles = AccelFftTwiddles::automatic;  ///< settings() reports the one chosen
   int segs_per_block = 2;
   int zchunk = 0;
-  int hs_threads = 0;  ///< 0: the kernel's default
-  int hs_rows = 16;
+  int hs_threads = 0;                                       ///< 0: the kernel's default
+  int hs_rows = 0;                                          ///< 0: the default rule (see hs_rows above)
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
