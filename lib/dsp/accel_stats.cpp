@@ -144,9 +144,15 @@ double chi2_q(double chi2, double dof) { return gamma_q(0.5 * dof, 0.5 * chi2); 
 double chi2_q_inverse(double q, double dof) {
   FASTPSR_EXPECTS(q > 0.0 && q <= 1.0 && dof > 0.0, "chi2_q_inverse: need 0 < q <= 1 and dof > 0, got q={} dof={}", q,
                   dof);
-  if (q == 1.0) return 0.0;
+  return chi2_q_inverse_log(std::log(q), dof);
+}
+
+double chi2_q_inverse_log(double log_q, double dof) {
+  FASTPSR_EXPECTS(log_q <= 0.0 && std::isfinite(log_q) && dof > 0.0,
+                  "chi2_q_inverse_log: need a finite ln q <= 0 and dof > 0, got ln q={} dof={}", log_q, dof);
+  if (log_q == 0.0) return 0.0;
   const double a = 0.5 * dof;
-  const double target = std::log(q);
+  const double target = log_q;
   // In the gamma variable x = chi2/2: bracket the root of f(x) = ln Q(a, x) - ln q (decreasing in x), then Newton with
   // bisection.
   double lo = 0.0;
@@ -175,6 +181,16 @@ double chi2_q_inverse(double q, double dof) {
 }
 
 double gaussian_q(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }
+
+double log_gaussian_q(double x) {
+  // erfc stays a normal double up to x ~ 37.5; beyond, the asymptotic series of the Mills ratio,
+  // Q(x) = phi(x) / x * (1 - 1/x^2 + 3/x^4 - 15/x^6 + ...), whose terms fall below 1e-13 by the
+  // sixth at x >= 37.
+  if (x < 37.0) return std::log(gaussian_q(x));
+  const double y = 1.0 / (x * x);
+  const double series = 1.0 - y * (1.0 - 3.0 * y * (1.0 - 5.0 * y * (1.0 - 7.0 * y * (1.0 - 9.0 * y))));
+  return -0.5 * x * x - std::log(x) - 0.5 * std::log(2.0 * M_PI) + std::log(series);
+}
 
 double gaussian_q_inverse(double p) {
   if (p <= 0.0) return std::numeric_limits<double>::infinity();
@@ -245,7 +261,10 @@ double candidate_sigma(double power, int numsum, double numtrials) {
 
 double power_for_sigma(double sigma, int numsum, double numtrials) {
   const double q = gaussian_q(sigma) / numtrials;
-  return 0.5 * chi2_q_inverse(q, 2.0 * numsum);
+  if (q >= std::numeric_limits<double>::min()) return 0.5 * chi2_q_inverse(q, 2.0 * numsum);
+  // Far in the tail (sigma above ~37, or fewer with many trials) q is no longer a normal double;
+  // the same root from ln q, which PRESTO's GSL call cannot give (it fails there).
+  return 0.5 * chi2_q_inverse_log(log_gaussian_q(sigma) - std::log(numtrials), 2.0 * numsum);
 }
 
 std::int64_t accel_numindep(double rlo, double rhi, int numz, int numw, int numharm) {

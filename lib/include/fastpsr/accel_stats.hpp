@@ -18,9 +18,13 @@ double log_gamma_q(double a, double x);
 double chi2_q(double chi2, double dof);
 /// The chi2 with chi2_q(chi2, dof) == q, 0 < q <= 1 (GSL's gsl_cdf_chisq_Qinv).
 double chi2_q_inverse(double q, double dof);
+/// The same from ln q (finite, <= 0), for tails where q itself underflows.
+double chi2_q_inverse_log(double log_q, double dof);
 
 /// Upper tail of the standard normal, Q(x) = P(X > x) (GSL's gsl_cdf_ugaussian_Q).
 double gaussian_q(double x);
+/// ln Q(x), finite far beyond where Q(x) underflows (x > ~37.5).
+double log_gaussian_q(double x);
 /// Its inverse: x with gaussian_q(x) == p, 0 < p < 1 (GSL's gsl_cdf_ugaussian_Qinv); full double
 /// precision. p <= 0 gives +inf, p >= 1 gives -inf.
 double gaussian_q_inverse(double p);

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
 #include "fastpsr/accel_stats.hpp"
+#include "fastpsr/error.hpp"
 #include "support/test_support.hpp"
 
 using namespace fastpsr;
@@ -75,6 +77,37 @@ TEST_CASE("accel stats: chi2 inverse is the inverse") {
   }
   // 2 dof: Q = e^{-x/2} exactly.
   CHECK(chi2_q_inverse(1e-6, 2.0) == doctest::Approx(-2.0 * std::log(1e-6)).epsilon(1e-13));
+}
+
+TEST_CASE("accel stats: thresholds far in the tail, where Q(sigma) underflows") {
+  // ln Q against the exact value where erfc is still a normal double, and continuous across the
+  // switch to the asymptotic series at 37.
+  for (double x : {5.0, 20.0, 30.0, 36.9}) {
+    CAPTURE(x);
+    CHECK(log_gaussian_q(x) == doctest::Approx(std::log(gaussian_q(x))).epsilon(1e-12));
+  }
+  CHECK(log_gaussian_q(37.0) == doctest::Approx(std::log(gaussian_q(37.0))).epsilon(1e-12));
+  CHECK(log_gaussian_q(40.0) < log_gaussian_q(37.0));
+  CHECK(gaussian_q(40.0) < std::numeric_limits<double>::min());  // where the old threshold failed
+  // The threshold power of a sigma the old code could not invert (q = 0): its sigma is the sigma
+  // asked for, to the accuracy of the A&S form equivalent_gaussian_sigma uses beyond ln p = -600
+  // (~5e-4 absolute).
+  for (double sigma : {38.0, 40.0, 60.0, 100.0}) {
+    for (int numsum : {1, 8, 32}) {
+      for (double trials : {1.0, 1e9}) {
+        CAPTURE(sigma);
+        CAPTURE(numsum);
+        CAPTURE(trials);
+        const double p = power_for_sigma(sigma, numsum, trials);
+        REQUIRE(std::isfinite(p));
+        CHECK(candidate_sigma(p, numsum, trials) == doctest::Approx(sigma).epsilon(2e-5));
+      }
+    }
+  }
+  // Below the underflow the threshold is the one of before, bit for bit (PRESTO's hits).
+  CHECK(power_for_sigma(6.0, 8, 1e7) == 0.5 * chi2_q_inverse(gaussian_q(6.0) / 1e7, 16.0));
+  CHECK(chi2_q_inverse_log(std::log(1e-6), 2.0) == chi2_q_inverse(1e-6, 2.0));
+  CHECK_THROWS_AS((void)chi2_q_inverse_log(0.5, 2.0), Error);
 }
 
 TEST_CASE("accel stats: sigma and thresholds follow PRESTO's definitions") {
