@@ -137,11 +137,12 @@ AccelConfig finish_config(Options& o) {
   c.deredden = !o.no_dered;
   c.harmonic_polishing = !o.noharmpolish;
   c.harmonic_removal = !o.noharmremove;
+  check_accel_config(c);  // before any input is read: a bad option is a usage error (status 2)
   return c;
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"Fourier-domain acceleration search with harmonic summing (PRESTO-compatible)"};
+  CLI::App app{"Fourier-domain acceleration search with harmonic summing (PRESTO-compatible)", "accelsearch"};
   app.footer(kExamples);
   Options o;
   add_options(app, o);
@@ -193,6 +194,12 @@ int run(int argc, char** argv) {
     source.read_file = [&](std::size_t i) { return read_accel_input(o.inputs[i]); };
   }
   const std::vector<SiftInput> sift_inputs = run_trials(source, settings);
+  if (streaming && sift_inputs.empty()) {
+    // A pipe whose writer failed before its first record (`dedisp missing.fil ... | accelsearch -`)
+    // must not look like a search that found nothing.
+    throw Error(ErrorCode::format, "no time series on the input: an empty stream (did the command before it fail?)",
+                "stdin");
+  }
   if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
     const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
     write_text(o.out + ".csv", format_sift_csv(sifted));

@@ -12,13 +12,17 @@ namespace fastpsr {
 
 std::string AccelPlan::suffix() const { return fmt::format("ACCEL_{}", problem.zmax); }
 
-AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s) {
-  FASTPSR_EXPECTS(numbins > 0, "the spectrum is empty");
-  FASTPSR_EXPECTS(T_s > 0 && std::isfinite(T_s), "the observation length must be positive, got {} s", T_s);
+void check_accel_config(const AccelConfig& c) {
   FASTPSR_EXPECTS(c.zmax >= 0, "-zmax must be >= 0, got {}", c.zmax);
   FASTPSR_EXPECTS(c.numharm >= 1 && c.numharm <= kAccelMaxHarmonics && (c.numharm & (c.numharm - 1)) == 0,
                   "-numharm must be 1, 2, 4, 8, 16 or 32, got {}", c.numharm);
   FASTPSR_EXPECTS(c.sigma > 0 && std::isfinite(c.sigma), "-sigma must be positive, got {}", c.sigma);
+}
+
+AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s) {
+  FASTPSR_EXPECTS(numbins > 0, "the spectrum is empty");
+  FASTPSR_EXPECTS(T_s > 0 && std::isfinite(T_s), "the observation length must be positive, got {} s", T_s);
+  check_accel_config(c);
   AccelPlan p;
   p.config = c;
   p.T_s = T_s;

@@ -49,6 +49,10 @@ struct AccelPlan {
   [[nodiscard]] std::string suffix() const;  ///< "ACCEL_<zmax>"
 };
 
+/// The checks of make_accel_plan that need no data: zmax >= 0, numharm a power of two up to 32,
+/// sigma > 0 (Error(invalid_argument) naming the option). Tools call it before reading input.
+void check_accel_config(const AccelConfig& config);
+
 /// Checks the options and derives the plan for a spectrum of `numbins` bins of an observation of
 /// T_s seconds. Throws Error(invalid_argument) with the option's name for a bad value: zmax < 0,
 /// numharm not a power of two up to 32, sigma <= 0, a frequency range outside the data or
