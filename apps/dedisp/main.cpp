@@ -120,7 +120,8 @@ void add_options(CLI::App& app, Options& o) {
                  "(one DM) or tim-stream on stdout")
       ->group(out);
   app.add_option("-B,--nbits-out", o.nbits_out,
-                 "Bits per output sample for tim/tim-stream/fil: 32 (float), 16 or 8 (unsigned, scaled: median at "
+                 "Bits per output sample for tim and fil (dat and tim-stream are float32): 32 (float), 16 or 8 "
+                 "(unsigned, scaled: median at "
                  "mid-range, +-8 sigma full scale, fitted on the first 16384 samples of each DM)")
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str()
@@ -180,7 +181,9 @@ struct Range {
   int downsample = 1;
 };
 
-std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
+// The checks of the DM options that need no input: made before the input is opened, so that a
+// usage error is reported as one (status 2) even when the input is missing too.
+void check_dm_options(const Options& o) {
   const int sources = (!o.dm_range.empty() ? 1 : 0) + (!o.single_dm.empty() ? 1 : 0) + (!o.dm_list.empty() ? 1 : 0) +
                       (!o.dm_plan.empty() ? 1 : 0) + (o.lodm >= 0.0 || o.numdms > 0 ? 1 : 0);
   if (sources != 1) {
@@ -189,9 +192,21 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
         "--lodm/--dmstep/--numdms");
   }
   FASTPSR_EXPECTS(o.downsample >= 1, "--downsample must be at least 1, got {}", o.downsample);
+  FASTPSR_EXPECTS(o.dm_plan.empty() || o.downsample == 1,
+                  "--downsample does not go with --dm-plan, which chooses it per range");
+  if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
+  if (!o.single_dm.empty()) FASTPSR_EXPECTS(o.single_dm[0] >= 0.0, "-d {}: DMs are not negative", o.single_dm[0]);
+  if (o.lodm >= 0.0 || o.numdms > 0) {
+    FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
+                    "--lodm needs --numdms > 0 and --dmstep > 0 (got lodm {}, numdms {}, dmstep {})", o.lodm, o.numdms,
+                    o.dmstep);
+  }
+}
+
+// The DM trials, in ranges of one downsampling each (check_dm_options() has passed).
+std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
   show_only = o.dm_plan == "show";
   if (!o.dm_plan.empty()) {
-    FASTPSR_EXPECTS(o.downsample == 1, "--downsample does not go with --dm-plan, which chooses it per range");
     DdplanOptions po;
     po.lo_dm = o.dm_min;
     po.hi_dm = o.dm_max;
@@ -211,15 +226,9 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
   Range r;
   r.downsample = o.downsample;
   if (!o.dm_range.empty()) r.dms = parse_dm_range(o.dm_range);
-  if (!o.single_dm.empty()) {
-    FASTPSR_EXPECTS(o.single_dm[0] >= 0.0, "-d {}: DMs are not negative", o.single_dm[0]);
-    r.dms = o.single_dm;
-  }
+  if (!o.single_dm.empty()) r.dms = o.single_dm;
   if (!o.dm_list.empty()) r.dms = read_dm_list(o.dm_list);
   if (o.lodm >= 0.0 || o.numdms > 0) {
-    FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
-                    "--lodm needs --numdms > 0 and --dmstep > 0 (got lodm {}, numdms {}, dmstep {})", o.lodm, o.numdms,
-                    o.dmstep);
     for (int i = 0; i < o.numdms; ++i) r.dms.push_back(o.lodm + i * o.dmstep);
   }
   return {r};
@@ -317,6 +326,7 @@ int run(int argc, char** argv) {
   // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
   // while the input is opened (from a pipe: while its writer starts too), the plans are made and
   // the outputs opened. --dm-plan show needs no device.
+  check_dm_options(o);
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   auto reader = FilterbankReader::open(o.input);
@@ -334,7 +344,7 @@ int run(int argc, char** argv) {
 
   const OutputFormat format = choose_format(o, ndms);
   if (format == OutputFormat::dat && o.nbits_out != 32) {
-    usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim, tim-stream and fil");
+    usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
   }
   const DelayModel model = !o.delay_model.empty() ? parse_delay_model(o.delay_model)
                            : (format == OutputFormat::tim || format == OutputFormat::tim_stream) ? DelayModel::sigproc
@@ -357,8 +367,13 @@ int run(int argc, char** argv) {
                   fmt::format("--start {}: the input holds only {} samples", o.start, skipped), reader->name());
     }
   }
+  if (app.count("--nsamps") > 0 && o.nsamps == 0) usage_error("--nsamps must be at least 1 (leave it out for all)");
   std::optional<std::uint64_t> nin_known;
   if (reader->nsamples()) nin_known = *reader->nsamples() - o.start;
+  if (o.nsamps > 0 && nin_known && o.nsamps > *nin_known) {
+    log_warning("{}: --nsamps {}: the input holds {} samples{}; using those", reader->name(), o.nsamps, *nin_known,
+                o.start > 0 ? fmt::format(" after --start {}", o.start) : std::string());
+  }
   if (o.nsamps > 0) nin_known = nin_known ? std::min(*nin_known, o.nsamps) : o.nsamps;
   const std::uint64_t limit = o.nsamps > 0 ? o.nsamps : UINT64_MAX;
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "fastpsr/error.hpp"
@@ -60,19 +61,20 @@ std::string strip_comments(const std::string& text) {
   return out;
 }
 
-// A SIGPROC killfile: nchans lines, each a single 0 or 1.
-bool is_killfile(const std::string& text, int nchans) {
+// The lines of a file that has only single 0s and 1s on its lines (a SIGPROC killfile has
+// nchans of them); nullopt when any line holds something else.
+std::optional<std::vector<char>> zero_one_lines(const std::string& text) {
   std::istringstream lines(text);
   std::string line;
-  int count = 0;
+  std::vector<char> values;
   while (std::getline(lines, line)) {
     line.erase(std::remove_if(line.begin(), line.end(), [](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }),
                line.end());
     if (line.empty()) continue;
-    if (line != "0" && line != "1") return false;
-    ++count;
+    if (line != "0" && line != "1") return std::nullopt;
+    values.push_back(line[0]);
   }
-  return count == nchans;
+  return values;
 }
 
 }  // namespace
@@ -85,12 +87,21 @@ std::vector<std::uint8_t> parse_kill_channels(const std::string& spec, int nchan
     return keep;
   }
   const std::string text = read_text(spec);
-  if (is_killfile(text, nchans)) {
-    std::istringstream words(text);
-    std::string w;
-    std::size_t c = 0;
-    while (words >> w) keep[c++] = w == "1" ? 1 : 0;
-    return keep;
+  if (const auto values = zero_one_lines(text)) {
+    if (values->size() == static_cast<std::size_t>(nchans)) {
+      for (std::size_t c = 0; c < values->size(); ++c) keep[c] = (*values)[c] == '1' ? 1 : 0;
+      return keep;
+    }
+    // As a channel list it would name channel 0 or 1 twice: a killfile for another channel count,
+    // whose 1s (keep) read as channel numbers would kill the wrong channels.
+    const bool repeats = values->size() > 2 || (values->size() == 2 && (*values)[0] == (*values)[1]);
+    if (repeats) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("a SIGPROC killfile needs one line of 0 or 1 per channel: this has {} lines for {} "
+                              "channels",
+                              values->size(), nchans),
+                  spec);
+    }
   }
   apply_list(strip_comments(text), keep, spec);
   return keep;

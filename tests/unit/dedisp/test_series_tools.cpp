@@ -176,6 +176,21 @@ TEST_CASE("channel masks: ranges, files, SIGPROC killfiles and ignore lists") {
   CHECK(describe_killed(std::vector<std::uint8_t>(3, 1)) == "none");
   for (const char* bad : {"0:10", "3:1", "x", "-1", "1:2:3"}) CHECK_THROWS_AS(parse_kill_channels(bad, 10), Error);
   CHECK_THROWS_AS(read_sigproc_ignore_file((tmp / "ign").string(), 3), Error);
+  // A killfile for another channel count is refused, not read as channel numbers (its 1s mean
+  // keep); one or two distinct 0/1 lines stay a channel list.
+  std::ofstream(tmp / "kf3") << "1\n1\n0\n";
+  try {
+    (void)parse_kill_channels((tmp / "kf3").string(), 64);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("3 lines for 64 channels") != std::string::npos);
+  }
+  std::ofstream(tmp / "kf11") << "1\n1\n";
+  CHECK_THROWS_AS(parse_kill_channels((tmp / "kf11").string(), 64), Error);
+  std::ofstream(tmp / "two") << "0\n1\n";
+  CHECK(killed(parse_kill_channels((tmp / "two").string(), 64)) == std::vector<int>{0, 1});
+  std::ofstream(tmp / "one") << "1\n";
+  CHECK(killed(parse_kill_channels((tmp / "one").string(), 64)) == std::vector<int>{1});
 }
 
 TEST_CASE("zero-DM filter: each spectrum's kept channels sum to zero; killed channels are zero") {
