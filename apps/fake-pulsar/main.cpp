@@ -37,9 +37,10 @@ constexpr const char* kExamples = R"(Examples:
   fake-pulsar --nchans 1024 --tsamp 50 --tobs 60 --nbits 8 --seed 1 --report noise.json | dedisp - ...
   # What a search must find: -v prints it
   fake-pulsar -v --period 4.8372 --dm 62.5 --fold-snr 15 -o psr.fil
-  # Complex voltages (PSRDADA, 8-bit, 2 pols) of a coherently dispersed pulsar and a tone, for ppf
+  # Complex voltages (PSRDADA, 8-bit, 2 pols) of a coherently dispersed pulsar, channelised by ppf
+  # into 256 channels of 64 us and dedispersed (a --tone freq=MHz,amp=rms would add a carrier)
   fake-pulsar --voltages --freq 1400 --bw 16 --npol 2 --tobs 10 --period 4.8372 --dm 62.5 \
-      --fold-snr 50 --tone freq=1402.5,amp=3 | ppf - ...
+      --fold-snr 50 | ppf -C 256 --nint 4 | dedisp - --dm 62.5 -o obs
 
 Amplitudes are in units of the noise rms of one channel. SIGPROC's -snrpeak is the peak S/N of
 one pulse in the dedispersed time series. See fake-pulsar(1) for the models and the S/N formulas.)";
@@ -120,7 +121,7 @@ int run(int argc, char** argv) {
   cli.footer(kExamples);
   add_fake_options(cli, o);
   if (argc < 2) parse(cli, std::vector<std::string>{"--help"});  // as SIGPROC fake without arguments
-  parse(cli, normalize_single_dash(argc, argv, sigproc_single_dash_names()));
+  parse(cli, normalize_single_dash(argc, argv, single_dash_names(cli)));
   apply_common_options(o.common);
   check_mode_options(cli, o);
   check_pulsar_options(cli, o);

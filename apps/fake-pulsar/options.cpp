@@ -24,16 +24,16 @@ std::uint64_t sigproc_sample_count(double tobs_s, double tsamp_s) {
 
 }  // namespace
 
-const std::vector<std::string>& sigproc_single_dash_names() {
-  static const std::vector<std::string> names = {
-      "nchans", "period", "pdot",  "rednoise", "accn",   "snrpeak", "dm",      "width",   "tsamp",   "tstart",
-      "tobs",   "nifs",   "nbits", "fch1",     "foff",   "seed",    "swapout", "nosmear", "evenodd", "headerless",
-      "binary", "bper",   "becc",  "binc",     "bomega", "bphase",  "bpmass",  "bcmass"};
+std::vector<std::string> single_dash_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back(name);
+  }
   return names;
 }
 
 void add_fake_options(CLI::App& app, FakeOptions& o) {
-  const std::string obs = "Observation (SIGPROC fake's options and defaults; one dash also works)";
+  const std::string obs = "Observation (SIGPROC fake's options and defaults; every option also works with one dash)";
   app.add_option("--nchans", o.nchans, "Number of channels")->capture_default_str()->group(obs);
   app.add_option("--fch1", o.fch1_mhz, "Centre frequency of channel 0, MHz")->capture_default_str()->group(obs);
   app.add_option("--foff", o.foff_mhz, "Channel width, MHz (made negative: channel 0 is the highest, as SIGPROC does)")

@@ -65,8 +65,9 @@ struct FakeOptions {
   std::optional<double> rednoise;
 };
 
-/// The SIGPROC spellings accepted with one dash (-period is --period).
-const std::vector<std::string>& sigproc_single_dash_names();
+/// Every long option name of `app`: one dash works for all of them (SIGPROC fake's users type
+/// -period, -nsamples alike), so each is also accepted as -name (normalize_single_dash).
+std::vector<std::string> single_dash_names(const CLI::App& app);
 /// Declares every option of fake-pulsar on `app`.
 void add_fake_options(CLI::App& app, FakeOptions& o);
 /// usage_error() when an option of the other mode (filterbank or --voltages) is given.

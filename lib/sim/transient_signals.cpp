@@ -52,6 +52,18 @@ SinglePulseSignal::SinglePulseSignal(const SinglePulseSpec& spec, const SimConfi
     span_after_ = std::max(span_after_, g.after() + (sample_s_ + sweep_s_[c]) / 2);
   }
   set_fluence(spec.fluence);
+  // A pulse that reaches no sample of any channel would leave the data as noise while the truth
+  // report (--report, -v) promised its S/N.
+  if (obs_.nsamples > 0) {
+    bool inside = false;
+    for (std::size_t c = 0; c < n && !inside; ++c) {
+      if (weight_[c] == 0.0) continue;
+      const double arrival = arrival_s(static_cast<int>(c));
+      inside = arrival + span_after_ > 0.0 && arrival - span_before_ < obs_.duration_s();
+    }
+    FASTPSR_EXPECTS(inside, "single pulse at {} s (DM {}) lies outside the observation (0 .. {:.6g} s in every channel)",
+                    spec.time_s, spec.dm, obs_.duration_s());
+  }
 }
 
 void SinglePulseSignal::set_fluence(double fluence) {
