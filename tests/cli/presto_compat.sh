@@ -48,6 +48,17 @@ cmp -s sig.tim signb.tim && fail "dedisperse's baseline changed nothing"
 f=$(awk 'NR == 4 { gsub(/\(.*/, "", $7); print $7 }' pd_ACCEL_0)
 awk -v f="$f" 'BEGIN { exit !(f > 19.87 && f < 19.89) }' || fail "accelsearch found $f Hz, not 19.88"
 
+# -ncpus (PRESTO's thread count) is taken; DDplan's -nsub with -downsamp runs (each channel at its
+# own delay, with a note) and equals dedisp's downsampled direct dedispersion.
+prepsubband -ncpus 2 -lodm 28 -dmstep 1 -numdms 5 -nobary -noclip -o pn f.fil
+prepdata -ncpus 2 -dm 30 -nobary -o pdn f.fil
+cmp -s pn_DM30.00.dat ps_DM30.00.dat || fail "prepsubband -ncpus 2 differs"
+cmp -s pdn.dat pd.dat || fail "prepdata -ncpus 2 differs"
+prepsubband -lodm 28 -dmstep 2 -numdms 2 -nsub 16 -downsamp 2 -nobary -o nd f.fil 2> note.txt
+"$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 -o refd
+cmp -s nd_DM30.00.dat refd_DM30.00.dat || fail "prepsubband -nsub 16 -downsamp 2 differs from dedisp --downsample 2"
+grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with -downsamp: $(cat note.txt)"
+
 # Refusals name the option and exit 2.
 set +e
 prepsubband -lodm 0 -dmstep 1 -numdms 2 -mask x.mask -o m f.fil 2> err.txt
