@@ -113,6 +113,9 @@ expect_error 1 "nan.dat.*sample 100" "$BIN"/accelsearch nan.dat
 head -c 1000 small_DM62.50_red.fft >cut.fft
 cp small_DM62.50_red.inf cut.inf
 expect_error 1 "cut.fft" "$BIN"/accelsearch cut.fft
+expect_error 2 "numharm" "$BIN"/accelsearch -numharm 3 missing.dat   # the option first, not the file
+expect_error 1 "empty stream" "$BIN"/accelsearch - -o none </dev/null
+check "[ ! -e none.csv ]" "no sift table from an empty stream"
 check "[ ! -e nan_ACCEL_200 ] && ! ls .*tmp* >/dev/null 2>&1" "no output after an error"
 
 [ $fail -eq 0 ] && echo "accelsearch CLI: all checks passed"

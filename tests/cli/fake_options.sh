@@ -31,6 +31,11 @@ expect_usage "shorter than two samples" --period 0.1 --tsamp 64
 expect_usage "not a number" --psr period=5,dm=ten
 expect_usage "--bogus" --bogus
 expect_usage "smearing" --smear blurry
+expect_usage "outside the observation" --frb time=100,dm=10,snr=10 --nsamples 1000 --seed 1
+# One dash works for every long option, SIGPROC's and ours alike.
+"$fp" -period 10 -nsamples 1000 -fold-snr 5 -seed 3 -o "$tmp/one.fil" -q
+"$fp" --period 10 --nsamples 1000 --fold-snr 5 --seed 3 -o "$tmp/two.fil" -q
+cmp -s "$tmp/one.fil" "$tmp/two.fil" || fail "-nsamples/-fold-snr with one dash differ from two"
 
 # Help: examples, exit 0; no arguments prints help like SIGPROC fake.
 "$fp" --help > "$tmp/help"
