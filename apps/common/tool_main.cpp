@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "common/tool_main.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +12,7 @@
 #include "fastpsr/backends.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/temp_registry.hpp"
 #include "fastpsr/version.hpp"
 
 namespace fastpsr::app {
@@ -24,6 +28,41 @@ void print_error(const std::string& path, const std::string& what) {
   }
 }
 
+// SIGINT, SIGTERM, SIGHUP: removes the temporary outputs still open (an interrupted run would
+// leave thousands of hidden .NAME.tmp.PID.SERIAL files), then dies of the signal so that the
+// shell sees 128+N. Async-signal-safe: atomics, unlink(2), sigaction, raise, pthread_sigmask.
+void remove_temporaries_and_die(int sig) {
+  if (!temp_files::remove_all_for_exit()) {
+    // Another thread's handler is sweeping and ends the process when done: wait for that.
+    for (;;) ::pause();
+  }
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  ::raise(sig);  // pending while the handler blocks it; unblocked at once below
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+void install_signal_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = remove_temporaries_and_die;
+  // While one of them is handled, the others wait on this thread (another thread may still take
+  // one: remove_all_for_exit lets the first do the work).
+  sigemptyset(&sa.sa_mask);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
+  sa.sa_flags = SA_RESTART;
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // An ignored signal stays ignored: nohup's SIGHUP, SIGINT of a background job in a script.
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
 }  // namespace
 
 int run_tool(std::string_view tool, int argc, char** argv, const std::function<int(int, char**)>& body) {
@@ -31,6 +70,7 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
   set_log_prefix(tool);
   // Writes to a closed pipe then fail with EPIPE, which ends the tool quietly (like `yes | head`).
   std::signal(SIGPIPE, SIG_IGN);
+  install_signal_cleanup();
   try {
     const int code = body(argc, argv);
     std::fflush(stdout);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/temp_registry.hpp"
 #include "fastpsr/worker_team.hpp"
 
 namespace fastpsr {
@@ -238,10 +239,16 @@ class DeviceSink final : public FdSink {
   bool closed_ = false;
 };
 
+// The temporary is registered in temp_files (by open_sink) until it is renamed into place or
+// removed, so that a signal ending the tool removes it too.
 class AtomicFileSink final : public FdSink {
  public:
-  AtomicFileSink(int fd, std::string final_path, std::string temp_path, std::size_t buffer_bytes)
-      : FdSink(fd, final_path, buffer_bytes), final_(std::move(final_path)), temp_(std::move(temp_path)) {}
+  AtomicFileSink(int fd, std::string final_path, std::string temp_path, std::uint32_t registration,
+                 std::size_t buffer_bytes)
+      : FdSink(fd, final_path, buffer_bytes),
+        final_(std::move(final_path)),
+        temp_(std::move(temp_path)),
+        registration_(registration) {}
   void start_writeback() override {
 #ifdef __linux__
     // Asynchronous: queues the range written since the last call for writing to the disk.
@@ -255,10 +262,13 @@ class AtomicFileSink final : public FdSink {
     writeback_from_ = end;
 #endif
   }
+  // Unregistered only after the unlink or rename: a signal in between unlinks the temporary name
+  // once more, which by then names nothing (ENOENT), never the final file.
   ~AtomicFileSink() override {
     if (!committed_) {
       ::close(fd_);
       ::unlink(temp_.c_str());
+      temp_files::remove(registration_);
     }
   }
   void commit() override {
@@ -266,6 +276,7 @@ class AtomicFileSink final : public FdSink {
     if (::close(fd_) != 0) {
       const int err = errno;
       ::unlink(temp_.c_str());
+      temp_files::remove(registration_);
       committed_ = true;
       throw Error(ErrorCode::io, "write failed: " + errno_text(err), name());
     }
@@ -273,16 +284,33 @@ class AtomicFileSink final : public FdSink {
     if (::rename(temp_.c_str(), final_.c_str()) != 0) {
       const int err = errno;
       ::unlink(temp_.c_str());
+      temp_files::remove(registration_);
       throw Error(ErrorCode::io, "cannot rename temporary file into place: " + errno_text(err), name());
     }
+    temp_files::remove(registration_);
   }
 
  private:
   std::string final_;
   std::string temp_;
+  std::uint32_t registration_;  // in temp_files, or kNotRegistered
   bool committed_ = false;
   std::uint64_t writeback_from_ = 0;
 };
+
+// Why a file cannot be created in `dir`, given open()'s errno. ENOENT means a missing directory
+// only when the directory really is missing: a file system that takes no new files (/proc) says
+// ENOENT too, and a directory without write permission says EACCES.
+std::string cannot_create_reason(const std::string& dir, int err) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int stat_err = errno;
+    if (stat_err == ENOENT) return fmt::format("cannot create output file: directory '{}' does not exist", dir);
+    return fmt::format("cannot create output file in '{}': {}", dir, errno_text(stat_err));
+  }
+  if (!S_ISDIR(st.st_mode)) return fmt::format("cannot create output file: '{}' is not a directory", dir);
+  return fmt::format("cannot create output file in '{}': {}", dir, errno_text(err == ENOENT ? EACCES : err));
+}
 
 }  // namespace
 
@@ -401,18 +429,35 @@ std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_
   static std::atomic<std::uint64_t> serial{0};
   std::string temp;
   int fd = -1;
+  int err = 0;
+  std::uint32_t registration = temp_files::kNotRegistered;
   for (int attempt = 0; fd < 0; ++attempt) {
     temp = (dir / fmt::format(".{}.tmp.{}.{}", target.filename().string(), ::getpid(), serial++)).string();
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 || (errno == EEXIST && attempt < 100)) continue;
-    const int err = errno;
-    if (err == ENOENT) {
-      throw Error(ErrorCode::io, fmt::format("cannot create output file: directory '{}' does not exist", dir.string()),
-                  path);
+    // Registered for removal by a signal once open() created it (before, the name might be
+    // another's file), with those signals held off in between; see CreationScope.
+    const std::uint32_t reserved = temp_files::reserve(temp);
+    {
+      const temp_files::CreationScope creating;
+      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      err = errno;
+      if (fd >= 0) temp_files::publish(reserved);
     }
-    throw Error(ErrorCode::io, fmt::format("cannot create output file: {}", errno_text(err)), path);
+    if (fd >= 0) {
+      registration = reserved;
+      continue;
+    }
+    temp_files::remove(reserved);
+    if (err == EEXIST && attempt < 100) continue;
+    throw Error(ErrorCode::io, cannot_create_reason(dir.string(), err), path);
   }
-  return std::make_unique<AtomicFileSink>(fd, path, temp, buffer_bytes);
+  try {
+    return std::make_unique<AtomicFileSink>(fd, path, temp, registration, buffer_bytes);
+  } catch (...) {  // out of memory: leave nothing behind, as a failed write does
+    ::close(fd);
+    ::unlink(temp.c_str());
+    temp_files::remove(registration);
+    throw;
+  }
 }
 
 void MemorySink::write(const void* src, std::size_t n) {
