@@ -503,7 +503,9 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
   const std::int64_t numbins = 1 << 15;
-  const auto x = make_spectrum(seed, numbins, {{987.6, 9.9, 8.0, 16}, {1501.3, 1.15, 7.0, 32}});
+  // Amplitudes 10 and 9: with 8 and 7 one harmonic gave 54-159 hits over 40 seeds (CPU searcher,
+  // the same hits) and a seed on the H100 50, under the guard below; 10 and 9 give 154-358.
+  const auto x = make_spectrum(seed, numbins, {{987.6, 9.9, 10.0, 16}, {1501.3, 1.15, 9.0, 32}});
   struct Shape {
     const char* threads;
     const char* rows;
