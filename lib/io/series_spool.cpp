@@ -46,6 +46,18 @@ void SeriesSpool::spill() {
     chunks_[i].shrink_to_fit();
   }
   in_memory_ = 0;
+  // The pending buffers together stay within the memory budget.
+  constexpr std::size_t kMaxFlush = std::size_t{8} << 20;
+  flush_bytes_ = std::min(kMaxFlush, budget_ / std::max<std::size_t>(segments_.size(), 1));
+  pending_.assign(segments_.size(), {});
+}
+
+void SeriesSpool::flush_pending(std::size_t i) {
+  auto& p = pending_[i];
+  if (p.empty()) return;
+  segments_[i].push_back({true, file_end_, p.size()});
+  write_at_end(p.data(), p.size(), i);
+  p.clear();
 }
 
 void SeriesSpool::write_at_end(const void* data, std::size_t n, std::size_t /*series*/) {
@@ -67,8 +79,16 @@ void SeriesSpool::append(std::size_t i, const void* data, std::size_t nbytes) {
   lengths_.at(i) += nbytes;
   if (fd_ < 0 && in_memory_ + nbytes > budget_) spill();
   if (fd_ >= 0) {
-    segments_[i].push_back({true, file_end_, nbytes});
-    write_at_end(data, nbytes, i);
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    auto& pending = pending_[i];
+    if (pending.size() + nbytes > flush_bytes_) flush_pending(i);
+    if (nbytes >= flush_bytes_) {
+      segments_[i].push_back({true, file_end_, nbytes});
+      write_at_end(data, nbytes, i);
+    } else {
+      if (pending.capacity() == 0) pending.reserve(flush_bytes_);
+      pending.insert(pending.end(), p, p + nbytes);
+    }
     return;
   }
   const auto* p = static_cast<const std::uint8_t*>(data);
@@ -103,6 +123,7 @@ void SeriesSpool::read(std::size_t i, const std::function<void(const std::uint8_
       done += n;
     }
   }
+  if (i < pending_.size() && !pending_[i].empty()) f(pending_[i].data(), pending_[i].size());  // the newest bytes
 }
 
 void SeriesSpool::release(std::size_t i) {
@@ -110,6 +131,10 @@ void SeriesSpool::release(std::size_t i) {
   chunks_[i].clear();
   chunks_[i].shrink_to_fit();
   segments_[i].clear();
+  if (i < pending_.size()) {
+    pending_[i].clear();
+    pending_[i].shrink_to_fit();
+  }
 }
 
 }  // namespace fastpsr

@@ -126,7 +126,9 @@ TEST_CASE("spool: series come back in order, from memory or after spilling to a 
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  for (std::size_t budget : {std::size_t{1} << 30, std::size_t{1000}}) {
+  // Budgets: all in memory; spilled with appends larger than a series' share (written at once);
+  // spilled with appends smaller than it (gathered, then written in pieces).
+  for (std::size_t budget : {std::size_t{1} << 30, std::size_t{1000}, std::size_t{10000}}) {
     CAPTURE(budget);
     SeriesSpool spool(5, budget);
     std::vector<std::vector<std::uint8_t>> want(5);
