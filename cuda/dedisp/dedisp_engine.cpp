@@ -396,6 +396,33 @@ void DedispEngine::choose_shape() {
       select(prev, fallback);
     }
   }
+  // DM steps far longer than the tile: lofar (32 channels at 139-145 MHz, 5 us samples, DM step
+  // 0.25) shifts the lowest channel by ~870 samples a DM, so every candidate with more than one
+  // DM a block stages more span than data and the choice above is 32 x 1 threads, 1 DM, 512
+  // samples a block. Each DM then reads its own input: 51 GB from DRAM a gulp, 35% L2 hits
+  // (Nsight Compute, H100). A long tile, 512 x 1 threads of 4 x 4 items (8192 samples x 4 DMs,
+  // 4 channels a stage), makes neighbouring DMs read overlapping rows within a block and across
+  // the blocks that run together: 16 s of lofar 82.5 -> 33.4 ms on the H100 (2026-11-27,
+  // `bench/dedisp_gpu --setups lofar --gpu-config ...`; 8192 x 2 DMs 36.9, 4096 x 4 40.8, 8192 x 4
+  // in 2 channels a stage 44.8). Measured for 8-bit data (4 lanes) with bulk staging.
+  if (found && best.dms_per_block() == 1 && !dms_given && !given("threads_time") && !given("items_time") &&
+      !given("chans_per_stage") && !given("max_regs") && s.lanes == 4 && !s.is_float && s.bulk_copy &&
+      s.items_time == 4) {
+    KernelShape trial = s;
+    trial.threads_time = 512;
+    trial.threads_dm = 1;
+    trial.items_dm = 4;
+    trial.chans_per_stage = std::min(s.chans_per_stage, 4);
+    trial.max_regs = 128;  // what choose_register_cap() gives this tile
+    const auto at = span_of.find(trial.dms_per_block());
+    KernelAttributes attrs{};
+    if (at != span_of.end() && !too_many_threads(trial) &&
+        shared_for(trial, at->second) <= props_.shared_per_block_optin &&
+        dedisp_kernel_attributes(trial, &attrs) == cudaSuccess && attrs.max_threads >= trial.threads()) {
+      best = trial;
+      best_span = at->second;
+    }
+  }
   if (found) choose_register_cap(best, best_span);
   if (!found) {
     const double needed_kib = smallest_shared == std::numeric_limits<std::size_t>::max()
