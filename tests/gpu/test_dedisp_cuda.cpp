@@ -154,8 +154,8 @@ TEST_CASE("cuda dedisp: large delay spans (meerkat-like) choose their shape and 
 TEST_CASE("cuda dedisp: DM steps longer than a tile (lofar-like) take the long tile and stay exact") {
   // 32 channels over 139-145 MHz, 5 us samples, DM step 0.25: the lowest channel moves ~850
   // samples a DM, so more than one DM a 512-sample block stages more span than data, the engine's
-  // choice is one DM a block, and with bulk staging (8-bit) the rule takes 512 x 1 threads of
-  // 4 x 4 items at 4 channels a stage instead.
+  // choice is one DM a block, and with bulk staging (integer lanes of 4 or 2 samples a word) the
+  // rule takes 512 x 1 threads of 4 x 4 items at 4 channels a stage instead.
   const std::uint64_t seed = test::fresh_seed();
   test::DedispCase c;
   c.nchans = 32;
@@ -163,19 +163,25 @@ TEST_CASE("cuda dedisp: DM steps longer than a tile (lofar-like) take the long t
   c.fch1_mhz = 145.0 + c.foff_mhz / 2;
   c.tsamp_s = 5e-6;
   c.dms = test::dm_range(23, 0.25);
-  const DedispPlan plan = test::make_case_plan(c);
-  REQUIRE(plan.max_delay > 10000);
-  const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) + 9001;
-  check_case(plan, nin, 20011, {}, seed);
-  DedispOptions opt;
-  opt.gulp_samples = 20011;
-  const std::string text = cuda::make_dedisperser(plan, opt, 0)->describe();
-  CAPTURE(text);
-  const bool bulk = text.find("bulk_copy=1") != std::string::npos;
-  CHECK((text.find("threads_time=512,threads_dm=1,items_time=4,items_dm=4,chans_per_stage=4,") != std::string::npos) ==
-        bulk);
-  // Given keys keep the engine's hands off.
-  check_case(plan, nin, 20011, {{"threads_time", "32"}}, seed + 1);
+  for (int D : {1, 2}) {  // 8-bit data: 4 samples a word; downsampled by 2 (sums up to 510): 2
+    c.downsample = D;
+    CAPTURE(D);
+    const DedispPlan plan = test::make_case_plan(c);
+    REQUIRE(plan.max_delay > 5000);
+    const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) * D + 9001;
+    check_case(plan, nin, 20011, {}, seed + static_cast<std::uint64_t>(D));
+    DedispOptions opt;
+    opt.gulp_samples = 20011;
+    const std::string text = cuda::make_dedisperser(plan, opt, 0)->describe();
+    CAPTURE(text);
+    CHECK(text.find(D == 1 ? "lanes=4," : "lanes=2,") != std::string::npos);
+    const bool bulk = text.find("bulk_copy=1") != std::string::npos;
+    const bool long_tile =
+        text.find("threads_time=512,threads_dm=1,items_time=4,items_dm=4,chans_per_stage=4,") != std::string::npos;
+    CHECK(long_tile == bulk);
+    // Given keys keep the engine's hands off.
+    check_case(plan, nin, 20011, {{"threads_time", "32"}}, seed + 1);
+  }
 }
 
 TEST_CASE("cuda dedisp: 1, 2, 4, 16 and 32-bit input") {
