@@ -347,6 +347,9 @@ void DedispEngine::choose_shape() {
     }
   };
   select(s, candidates);
+  // The shapes the two rules below measured best exist for integer lanes (4 or 2 samples a word)
+  // of the 4-word tile with bulk staging.
+  const bool integer_lanes_bulk = (s.lanes == 4 || s.lanes == 2) && !s.is_float && s.bulk_copy && s.items_time == 4;
   // Large spans: the staging of the default shape (32 x 4 threads, 4 x 8 items) leaves room for
   // one block an SM.
   if (found && !dms_given && !given("chans_per_stage") && blocks_per_sm_by_shared(shared_for(best, best_span)) < 2) {
@@ -360,8 +363,7 @@ void DedispEngine::choose_shape() {
     // `--gpu-config lanes=2 --sweep span-lite`, 2 s of data): meerkat 19.7 ms against 46.0,
     // artemis 0.83 against 1.09.
     bool wide = false;
-    if ((s.lanes == 4 || s.lanes == 2) && !s.is_float && s.bulk_copy && s.items_time == 4 && !given("threads_time") &&
-        !given("max_regs")) {
+    if (integer_lanes_bulk && !given("threads_time") && !given("max_regs")) {
       KernelShape trial = s;
       trial.threads_time = 64;
       trial.threads_dm = 2;
@@ -406,9 +408,8 @@ void DedispEngine::choose_shape() {
   // `bench/dedisp_gpu --setups lofar --gpu-config ...`; 8192 x 2 DMs 36.9, 4096 x 4 40.8, 8192 x 4
   // in 2 channels a stage 44.8); with 16-bit lanes (4096 samples x 4 DMs) 4 s of lofar 38.4 ->
   // 13.2 ms. Measured with bulk staging.
-  if (found && best.dms_per_block() == 1 && !dms_given && !given("threads_time") && !given("items_time") &&
-      !given("chans_per_stage") && !given("max_regs") && (s.lanes == 4 || s.lanes == 2) && !s.is_float && s.bulk_copy &&
-      s.items_time == 4) {
+  if (found && best.dms_per_block() == 1 && integer_lanes_bulk && !dms_given && !given("threads_time") &&
+      !given("items_time") && !given("chans_per_stage") && !given("max_regs")) {
     KernelShape trial = s;
     trial.threads_time = 512;
     trial.threads_dm = 1;

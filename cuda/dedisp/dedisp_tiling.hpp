@@ -25,10 +25,10 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include "fastpsr/worker_team.hpp"
 
 #if defined(__CUDACC__)
 #define FASTPSR_HD __host__ __device__ __forceinline__
@@ -551,22 +551,13 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
     return br;
   }
   std::vector<int> spans(static_cast<std::size_t>(threads), 0);
-  const auto part = [&](int t) {
-    const int b0 = static_cast<int>(static_cast<long long>(br.blocks) * t / threads);
-    const int b1 = static_cast<int>(static_cast<long long>(br.blocks) * (t + 1) / threads);
-    spans[static_cast<std::size_t>(t)] =
-        fill_block_records(br, delays, ndms, nchans, kept, dms_per_block, reuse_group, b0, b1);
-  };
-  std::vector<std::thread> team;
-  int started = 1;  // part 0 runs on this thread
-  try {
-    for (; started < threads; ++started) team.emplace_back(part, started);
-  } catch (const std::system_error&) {
-    // No more threads to be had: the parts not started run here.
-  }
-  part(0);
-  for (int t = started; t < threads; ++t) part(t);
-  for (auto& th : team) th.join();
+  WorkerTeam team(static_cast<std::size_t>(threads));
+  team.run(spans.size(), [&](std::size_t t) {
+    const auto parts = static_cast<long long>(threads);
+    const int b0 = static_cast<int>(static_cast<long long>(br.blocks) * static_cast<long long>(t) / parts);
+    const int b1 = static_cast<int>(static_cast<long long>(br.blocks) * static_cast<long long>(t + 1) / parts);
+    spans[t] = fill_block_records(br, delays, ndms, nchans, kept, dms_per_block, reuse_group, b0, b1);
+  });
   br.max_span = *std::max_element(spans.begin(), spans.end());
   return br;
 }

@@ -267,30 +267,32 @@ class AtomicFileSink final : public FdSink {
   ~AtomicFileSink() override {
     if (!committed_) {
       ::close(fd_);
-      ::unlink(temp_.c_str());
-      temp_files::remove(registration_);
+      remove_temporary();
     }
   }
   void commit() override {
     flush();
     if (::close(fd_) != 0) {
       const int err = errno;
-      ::unlink(temp_.c_str());
-      temp_files::remove(registration_);
+      remove_temporary();
       committed_ = true;
       throw Error(ErrorCode::io, "write failed: " + errno_text(err), name());
     }
     committed_ = true;
     if (::rename(temp_.c_str(), final_.c_str()) != 0) {
       const int err = errno;
-      ::unlink(temp_.c_str());
-      temp_files::remove(registration_);
+      remove_temporary();
       throw Error(ErrorCode::io, "cannot rename temporary file into place: " + errno_text(err), name());
     }
     temp_files::remove(registration_);
   }
 
  private:
+  void remove_temporary() noexcept {
+    ::unlink(temp_.c_str());
+    temp_files::remove(registration_);
+  }
+
   std::string final_;
   std::string temp_;
   std::uint32_t registration_;  // in temp_files, or kNotRegistered

@@ -50,6 +50,22 @@ void check_case(const DedispPlan& plan, std::size_t nin, std::size_t push, const
   test::check_against_reference(plan, packed, nin, got.data, got.nout);
 }
 
+// The engine's choices for `plan` with the default configuration (describe(): the gpu-config
+// line names every key), and whether it stages with bulk copies (the shape rules need them).
+struct EngineChoice {
+  std::string text;
+  bool bulk = false;
+  [[nodiscard]] bool has(const char* s) const { return text.find(s) != std::string::npos; }
+};
+EngineChoice engine_choice(const DedispPlan& plan, std::size_t gulp) {
+  DedispOptions opt;
+  opt.gulp_samples = gulp;
+  EngineChoice c;
+  c.text = cuda::make_dedisperser(plan, opt, 0)->describe();
+  c.bulk = c.has("bulk_copy=1");
+  return c;
+}
+
 void expect_error(const DedispPlan& plan, const Config& config, ErrorCode code, std::size_t gulp = 256) {
   std::string cfg_text;
   for (const auto& [k, v] : config) cfg_text += k + "=" + v + ",";
@@ -136,17 +152,13 @@ TEST_CASE("cuda dedisp: large delay spans (meerkat-like) choose their shape and 
     REQUIRE(plan.max_delay > 2000);
     const std::size_t nin = 3 * static_cast<std::size_t>(plan.max_delay) + 997;
     check_case(plan, nin, 4093, {}, seed + static_cast<std::uint64_t>(nbits));
-    DedispOptions opt;
-    opt.gulp_samples = 4093;
-    const std::string text = cuda::make_dedisperser(plan, opt, 0)->describe();
-    CAPTURE(text);
-    const bool bulk = text.find("bulk_copy=1") != std::string::npos;
-    const auto has = [&](const char* s) { return text.find(s) != std::string::npos; };
-    const bool wide = has("threads_time=64,threads_dm=2,items_time=4,items_dm=8,");
-    CHECK(wide == bulk);
+    const EngineChoice e = engine_choice(plan, 4093);
+    CAPTURE(e.text);
+    const bool wide = e.has("threads_time=64,threads_dm=2,items_time=4,items_dm=8,");
+    CHECK(wide == e.bulk);
     if (wide) {
-      CHECK(((has("chans_per_stage=8,") && (has("max_regs=128,") || has("max_regs=168,"))) ||
-             (has("chans_per_stage=4,") && has("max_regs=128,"))));
+      CHECK(((e.has("chans_per_stage=8,") && (e.has("max_regs=128,") || e.has("max_regs=168,"))) ||
+             (e.has("chans_per_stage=4,") && e.has("max_regs=128,"))));
     }
   }
 }
@@ -170,15 +182,10 @@ TEST_CASE("cuda dedisp: DM steps longer than a tile (lofar-like) take the long t
     REQUIRE(plan.max_delay > 5000);
     const std::size_t nin = 2 * static_cast<std::size_t>(plan.max_delay) * D + 9001;
     check_case(plan, nin, 20011, {}, seed + static_cast<std::uint64_t>(D));
-    DedispOptions opt;
-    opt.gulp_samples = 20011;
-    const std::string text = cuda::make_dedisperser(plan, opt, 0)->describe();
-    CAPTURE(text);
-    CHECK(text.find(D == 1 ? "lanes=4," : "lanes=2,") != std::string::npos);
-    const bool bulk = text.find("bulk_copy=1") != std::string::npos;
-    const bool long_tile =
-        text.find("threads_time=512,threads_dm=1,items_time=4,items_dm=4,chans_per_stage=4,") != std::string::npos;
-    CHECK(long_tile == bulk);
+    const EngineChoice e = engine_choice(plan, 20011);
+    CAPTURE(e.text);
+    CHECK(e.has(D == 1 ? "lanes=4," : "lanes=2,"));
+    CHECK(e.has("threads_time=512,threads_dm=1,items_time=4,items_dm=4,chans_per_stage=4,") == e.bulk);
     // Given keys keep the engine's hands off.
     check_case(plan, nin, 20011, {{"threads_time", "32"}}, seed + 1);
   }
