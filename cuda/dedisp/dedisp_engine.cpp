@@ -2,7 +2,6 @@
 #include "dedisp/dedisp_engine.hpp"
 
 #include <algorithm>
-#include <future>
 #include <limits>
 #include <map>
 #include <thread>
@@ -18,30 +17,6 @@ namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
-
-// The largest delay span (max - min over a block's DMs) of any kept channel, for blocks of
-// `dms_per_block` DMs: what make_block_records() reports as max_span, found without building
-// the records (tens of MB for small blocks) by reading the delay table once, row by row.
-int max_block_span(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans, const std::vector<int>& kept,
-                   int dms_per_block) {
-  const auto per_block = static_cast<std::size_t>(dms_per_block);
-  const auto row = [&](std::size_t m) { return delays.data() + m * static_cast<std::size_t>(nchans); };
-  std::vector<std::int32_t> lo(kept.size());
-  std::vector<std::int32_t> hi(kept.size());
-  std::int32_t span = 0;
-  for (std::size_t first = 0; first < ndms; first += per_block) {
-    for (std::size_t k = 0; k < kept.size(); ++k) lo[k] = hi[k] = row(first)[kept[k]];
-    for (std::size_t m = first + 1; m < std::min(ndms, first + per_block); ++m) {
-      const std::int32_t* d = row(m);
-      for (std::size_t k = 0; k < kept.size(); ++k) {
-        lo[k] = std::min(lo[k], d[kept[k]]);
-        hi[k] = std::max(hi[k], d[kept[k]]);
-      }
-    }
-    for (std::size_t k = 0; k < kept.size(); ++k) span = std::max(span, hi[k] - lo[k]);
-  }
-  return span;
-}
 
 cudaError_t lanes_op(int op, const KernelShape& s, const DedispKernelParams* p, std::size_t shared, cudaStream_t stream,
                      KernelAttributes* a) {
@@ -266,7 +241,11 @@ void DedispEngine::choose_shape() {
   }
   KernelShape& s = cfg_.shape;
   const auto given = [&](const char* k) { return cfg_.given.count(k) != 0; };
-  const auto span_for = [&](int dms) { return max_block_span(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, dms); };
+  // Large delay tables on several threads (a meerkat automatic plan's first range: 42 M delays,
+  // 0.42 s for its records on one thread); small ones on this thread.
+  const std::size_t delays_read = plan_.ndms() * kept_.size();
+  const int table_threads = static_cast<int>(
+      std::min<std::size_t>({std::max(1U, std::thread::hardware_concurrency()), 16, delays_read >> 20}));
   const auto shared_for = [&](const KernelShape& sh, int span) {
     return dedisp_shared_bytes(sh, tiling::row_pitch_words(sh.tile_words(), span),
                                tiling::record_ints(sh.dms_per_block()));
@@ -301,21 +280,27 @@ void DedispEngine::choose_shape() {
   } else {
     candidates = {{4, 8}, {4, 4}, {2, 4}, {1, 4}, {1, 2}, {1, 1}};
   }
-  // The span of every candidate's DMs per block (the fallback's too), found at once (each reads
-  // the whole delay table); only the chosen candidate's records are built.
-  std::map<int, std::future<int>> spans;
+  // The span of every candidate's DMs per block (the fallback's too), from one read of the delay
+  // table on several threads (tiling::max_block_spans); only the chosen candidate's records are built.
+  std::vector<int> sizes;
   for (const ShapeList* list : {static_cast<const ShapeList*>(&candidates), &fallback}) {
     for (auto [t, i] : *list) {
       if (list == &fallback && dms_given) break;
       KernelShape trial = s;
       trial.threads_dm = t;
       trial.items_dm = i;
-      if (too_many_threads(trial) || spans.count(trial.dms_per_block()) != 0) continue;
-      spans.emplace(trial.dms_per_block(), std::async(std::launch::async, span_for, trial.dms_per_block()));
+      if (too_many_threads(trial) || std::find(sizes.begin(), sizes.end(), trial.dms_per_block()) != sizes.end()) {
+        continue;
+      }
+      sizes.push_back(trial.dms_per_block());
     }
   }
   std::map<int, int> span_of;
-  for (auto& [dms, f] : spans) span_of[dms] = f.get();
+  {
+    const std::vector<int> spans =
+        tiling::max_block_spans(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, sizes, table_threads);
+    for (std::size_t i = 0; i < sizes.size(); ++i) span_of[sizes[i]] = spans[i];
+  }
   double best_cost = std::numeric_limits<double>::infinity();
   bool found = false;
   KernelShape best = s;
@@ -441,13 +426,8 @@ void DedispEngine::choose_shape() {
   // Reuse where the chosen tile has it compiled (elsewhere the plain kernel: the same sums); its
   // records carry the reuse flags of each thread's DMs.
   if (s.reuse != 0 && !reuse_compiled(s.items_time, s.items_dm)) s.reuse = 0;
-  // Large tables on several threads (a meerkat automatic plan's first range: 42 M delays, 0.42 s
-  // on one thread); small ones on this thread.
-  const std::size_t delays_read = plan_.ndms() * kept_.size();
-  const int record_threads = static_cast<int>(
-      std::min<std::size_t>({std::max(1U, std::thread::hardware_concurrency()), 16, delays_read >> 20}));
   records_ = tiling::make_block_records(plan_.delays, plan_.ndms(), plan_.nchans(), kept_, s.dms_per_block(),
-                                        s.reuse != 0 ? s.items_dm : 0, record_threads);
+                                        s.reuse != 0 ? s.items_dm : 0, table_threads);
   FASTPSR_ASSERT(records_.max_span == best_span);
   max_span_ = records_.max_span;
   dm_blocks_ = records_.blocks;

@@ -562,6 +562,116 @@ inline BlockRecords make_block_records(const std::vector<std::int32_t>& delays, 
   return br;
 }
 
+/// The largest delay span (max - min over a block's DMs) of any kept channel for blocks of
+/// `dms_per_block` DMs, as make_block_records() reports it, from one pass over the table, row by row.
+inline int max_block_span(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
+                          const std::vector<int>& kept, int dms_per_block) {
+  const auto per_block = static_cast<std::size_t>(dms_per_block);
+  const auto row = [&](std::size_t m) { return delays.data() + m * static_cast<std::size_t>(nchans); };
+  std::vector<std::int32_t> lo(kept.size());
+  std::vector<std::int32_t> hi(kept.size());
+  std::int32_t span = 0;
+  for (std::size_t first = 0; first < ndms; first += per_block) {
+    for (std::size_t k = 0; k < kept.size(); ++k) lo[k] = hi[k] = row(first)[kept[k]];
+    for (std::size_t m = first + 1; m < std::min(ndms, first + per_block); ++m) {
+      const std::int32_t* d = row(m);
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        lo[k] = std::min(lo[k], d[kept[k]]);
+        hi[k] = std::max(hi[k], d[kept[k]]);
+      }
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k) span = std::max(span, hi[k] - lo[k]);
+  }
+  return span;
+}
+
+/// What make_block_records(..., sizes[i]).max_span would report, for every block size at once and
+/// without building records: the kernel-shape choice compares six candidate sizes, and reading
+/// the whole delay table once per size was most of the set-up of a large plan (meerkat's first
+/// automatic range: 42 M delays). Power-of-two sizes nest (a block of 2s DMs is two blocks of s),
+/// so each chunk of the largest size is read once and its lows and highs halved level by level;
+/// other sizes take a pass of their own. Chunks are split over `threads`.
+inline std::vector<int> max_block_spans(const std::vector<std::int32_t>& delays, std::size_t ndms, int nchans,
+                                        const std::vector<int>& kept, const std::vector<int>& sizes, int threads = 1) {
+  std::vector<int> out(sizes.size(), 0);
+  if (ndms == 0 || kept.empty() || sizes.empty()) return out;
+  const auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  int top = 1;  // the largest power-of-two size asked for
+  for (int s : sizes) top = pow2(s) && s > top ? s : top;
+  int levels = 0;
+  while ((1 << levels) < top) ++levels;
+  const std::size_t nkept = kept.size();
+  const auto stride = static_cast<std::size_t>(nchans);
+  const std::size_t chunks = (ndms + static_cast<std::size_t>(top) - 1) / static_cast<std::size_t>(top);
+  threads =
+      static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(threads), chunks)));
+  // spans[t][l]: thread t's largest span for blocks of 2^l DMs.
+  std::vector<std::vector<std::int32_t>> spans(static_cast<std::size_t>(threads),
+                                               std::vector<std::int32_t>(static_cast<std::size_t>(levels) + 1, 0));
+  auto run = [&](std::size_t t) {
+    const std::size_t c0 = chunks * t / static_cast<std::size_t>(threads);
+    const std::size_t c1 = chunks * (t + 1) / static_cast<std::size_t>(threads);
+    std::vector<std::int32_t>& best = spans[t];
+    // Lows and highs of the current level's blocks in the chunk, block-major.
+    std::vector<std::int32_t> lo(static_cast<std::size_t>(top) * nkept);
+    std::vector<std::int32_t> hi(static_cast<std::size_t>(top) * nkept);
+    for (std::size_t c = c0; c < c1; ++c) {
+      const std::size_t first = c * static_cast<std::size_t>(top);
+      std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(top), ndms - first);
+      for (std::size_t m = 0; m < count; ++m) {
+        const std::int32_t* row = delays.data() + (first + m) * stride;
+        std::int32_t* l = lo.data() + m * nkept;
+        for (std::size_t k = 0; k < nkept; ++k) l[k] = row[kept[k]];
+      }
+      std::copy(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(count * nkept), hi.begin());
+      for (int level = 1; level <= levels; ++level) {
+        const std::size_t pairs = (count + 1) / 2;
+        std::int32_t span = 0;
+        for (std::size_t p = 0; p < pairs; ++p) {
+          std::int32_t* l = lo.data() + p * nkept;
+          std::int32_t* h = hi.data() + p * nkept;
+          const std::int32_t* la = lo.data() + 2 * p * nkept;
+          const std::int32_t* ha = hi.data() + 2 * p * nkept;
+          if (2 * p + 1 < count) {
+            const std::int32_t* lb = la + nkept;
+            const std::int32_t* hb = ha + nkept;
+            for (std::size_t k = 0; k < nkept; ++k) {
+              l[k] = std::min(la[k], lb[k]);
+              h[k] = std::max(ha[k], hb[k]);
+              span = std::max(span, h[k] - l[k]);
+            }
+          } else {
+            for (std::size_t k = 0; k < nkept; ++k) {
+              l[k] = la[k];
+              h[k] = ha[k];
+              span = std::max(span, h[k] - l[k]);
+            }
+          }
+        }
+        best[static_cast<std::size_t>(level)] = std::max(best[static_cast<std::size_t>(level)], span);
+        count = pairs;
+      }
+    }
+  };
+  if (threads == 1) {
+    run(0);
+  } else {
+    WorkerTeam team(static_cast<std::size_t>(threads));
+    team.run(static_cast<std::size_t>(threads), run);
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const int s = sizes[i];
+    if (pow2(s)) {
+      int level = 0;
+      while ((1 << level) < s) ++level;
+      for (const auto& t : spans) out[i] = std::max(out[i], t[static_cast<std::size_t>(level)]);
+    } else {
+      out[i] = max_block_span(delays, ndms, nchans, kept, s);  // a shape given by keys: rare
+    }
+  }
+  return out;
+}
+
 /// Largest value of one prepared (downsampled, offset) input sample for integer input.
 inline std::uint64_t max_prepared_value(int nbits, int downsample) {
   const std::uint64_t one = nbits == 8 ? 255U : (std::uint64_t{1} << nbits) - 1U;

@@ -535,6 +535,37 @@ TEST_CASE("cuda dedisp emulation: tile words, windows and records") {
   }
 }
 
+TEST_CASE("cuda dedisp emulation: every block size's span from one read of the delay table") {
+  // Random delays in no order (a plan's are monotonic in DM; the spans must not depend on it),
+  // DM counts that leave partial blocks, a subset of the channels kept, sizes that nest and
+  // sizes that do not, one thread and several: each span as the records report it.
+  const std::uint64_t seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  for (std::size_t ndms : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{517}}) {
+    const int nchans = 1 + static_cast<int>(rng() % 40);
+    std::vector<std::int32_t> delays(ndms * static_cast<std::size_t>(nchans));
+    for (auto& d : delays) d = static_cast<std::int32_t>(rng() % 5000);
+    std::vector<int> kept;
+    for (int c = 0; c < nchans; ++c) {
+      if (c == 0 || rng() % 4 != 0) kept.push_back(c);
+    }
+    const std::vector<int> sizes{32, 16, 8, 4, 2, 1, 12, 3, 64};
+    for (int threads : {1, 3, 16}) {
+      CAPTURE(ndms);
+      CAPTURE(threads);
+      const std::vector<int> spans = tl::max_block_spans(delays, ndms, nchans, kept, sizes, threads);
+      REQUIRE(spans.size() == sizes.size());
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        CAPTURE(sizes[i]);
+        const auto r = tl::make_block_records(delays, ndms, nchans, kept, sizes[i]);
+        CHECK(spans[i] == r.max_span);
+        CHECK(tl::max_block_span(delays, ndms, nchans, kept, sizes[i]) == r.max_span);
+      }
+    }
+  }
+}
+
 TEST_CASE("cuda dedisp emulation: 8-bit in four lanes, all thread tiles, streaming") {
   const std::uint64_t seed = test::fresh_seed();
   test::DedispCase c;
