@@ -51,6 +51,7 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   // PRESTO walks blocks of rstep bins from rlo while a whole block stays below rhi.
   const double rstep = p.blocks.rstep();
   const auto blocks = static_cast<std::int64_t>(std::max(0.0, std::ceil((p.rhi - p.rlo - rstep) / rstep)));
+  p.presto_end_r = p.rlo + static_cast<double>(blocks) * rstep;
   pr.rk_end = static_cast<std::int64_t>(std::floor(2.0 * p.rhi));
   if (!c.full_range && blocks > 0)
     pr.rk_end = static_cast<std::int64_t>(2.0 * (p.rlo + static_cast<double>(blocks) * rstep));
@@ -73,7 +74,8 @@ PreparedSpectrum prepare_spectrum(std::vector<std::complex<float>> fft, const Ac
     if (from_time_series && c.norm != AccelNorm::photon) fft[0] = {1.0F, 1.0F};
   }
   if (!c.zaplist.empty()) out.zapped_bins = zap_birdies(fft, read_zaplist(c.zaplist, plan.T_s, c.baryv));
-  out.search = normalise_for_search(fft, c.norm, plan.blocks, static_cast<std::int64_t>(plan.rlo), out.nph);
+  out.search =
+      normalise_for_search(fft, c.norm, plan.blocks, static_cast<std::int64_t>(plan.rlo), out.nph, plan.presto_end_r);
   out.cleaned = std::move(fft);
   return out;
 }

@@ -45,6 +45,7 @@ struct AccelPlan {
   PrestoBlocks blocks;
   double T_s = 0;                            ///< N * dt
   double rlo = 0, rhi = 0;                   ///< searched range of the highest harmonic, bins
+  double presto_end_r = 0;                   ///< end of PRESTO's whole blocks (rlo + blocks x rstep)
   std::vector<std::int64_t> numindep;        ///< per stage
   [[nodiscard]] std::string suffix() const;  ///< "ACCEL_<zmax>"
 };

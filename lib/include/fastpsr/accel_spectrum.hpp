@@ -6,6 +6,7 @@
 /// into a copy, on the CPU; they are shared by every backend.
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -78,7 +79,14 @@ struct SearchSpectrum {
 ///  - local_power: each bin scaled by 1/sqrt of the mean power of the 20 bins 6..15 away on
 ///    both sides; photon: by 1/sqrt(nph); none: unchanged.
 /// A zero median or local power gives a zero factor.
+/// Blocks from `presto_end_r` on are ones PRESTO never searches (it walks whole blocks only):
+/// the part of a series shorter than one block, or beyond the last whole block with
+/// --full-range. Their windows can lie mostly outside the spectrum, where PRESTO's zero padding
+/// would make the median 0 or tiny and the scale absurd (noise at sigma 50 in a 1024-sample
+/// series), so their median is taken over the bins the spectrum has. Blocks before it keep
+/// PRESTO's padding bit for bit.
 SearchSpectrum normalise_for_search(std::span<const std::complex<float>> fft, AccelNorm norm,
-                                    const PrestoBlocks& blocks, std::int64_t rlo, double nph);
+                                    const PrestoBlocks& blocks, std::int64_t rlo, double nph,
+                                    double presto_end_r = std::numeric_limits<double>::infinity());
 
 }  // namespace fastpsr

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fastpsr/accel.hpp"
+#include "fastpsr/accel_search.hpp"
 #include "fastpsr/accel_spectrum.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/presto_fft.hpp"
@@ -116,6 +117,35 @@ TEST_CASE("accel spectrum: normalised noise has mean power 1 under every normali
   double mean = 0;
   for (std::size_t k = 1000; k < red.size(); ++k) mean += double(std::norm(red[k]));
   CHECK(mean / double(red.size() - 1000) == doctest::Approx(1.0).epsilon(0.03));
+}
+
+TEST_CASE("accel spectrum: a series shorter than one PRESTO block is normalised to unit mean power") {
+  // 1024 samples (512 bins) against PRESTO's block of ~1000 bins (zmax 0): every window reaches
+  // past the spectrum. PRESTO's zero padding made their medians ~0 and the scale huge (pure
+  // noise at sigma 53); those blocks, which PRESTO never searches, now take the median of the
+  // bins they have. Longer spectra keep PRESTO's padding in every block PRESTO searches.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0F, 3.0F);
+  for (std::int64_t numbins : {512, 700, 1500}) {
+    CAPTURE(numbins);
+    std::vector<std::complex<float>> fft(static_cast<std::size_t>(numbins));
+    for (auto& v : fft) v = {g(rng), g(rng)};
+    AccelConfig c;
+    c.zmax = 0;
+    c.numharm = 1;
+    const AccelPlan plan = make_accel_plan(c, numbins, 2.0 * static_cast<double>(numbins) * 64e-6);
+    const PreparedSpectrum spec = prepare_spectrum(fft, plan, true);
+    const AccelPowerScale scale{spec.search.scale_rk_start, spec.search.scale};
+    double mean = 0;
+    std::int64_t count = 0;
+    for (std::int64_t k = std::max<std::int64_t>(8, static_cast<std::int64_t>(plan.rlo)); k < numbins - 8; ++k) {
+      mean += double(std::norm(spec.search.bins[static_cast<std::size_t>(k)]) * scale.at(2 * k));
+      ++count;
+    }
+    CHECK(mean / double(count) == doctest::Approx(1.0).epsilon(0.2));
+  }
 }
 
 TEST_CASE("accel spectrum: PRESTO's block geometry") {
