@@ -243,8 +243,14 @@ OutputFormat choose_format(const Options& o, std::size_t ndms) {
 }
 
 std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
-  if (!o.output.empty()) return o.output;
   const bool root = f == OutputFormat::dat || (f == OutputFormat::tim && ndms > 1);
+  if (root && o.output == "-") {
+    usage_error(
+        fmt::format("-o -: {} writes a file per DM under a root name, which stdout cannot be; for stdout "
+                    "use --format tim-stream (every DM, one record each) or fil",
+                    f == OutputFormat::dat ? "--format dat" : "--format tim with several DMs"));
+  }
+  if (!o.output.empty()) return o.output;
   if (!root) return "-";
   if (o.input == "-") usage_error("reading stdin, the output root must be given with -o");
   return std::filesystem::path(o.input).replace_extension().string();
@@ -311,6 +317,33 @@ std::size_t writer_threads(int requested) {
   return std::min<std::size_t>(requested > 0 ? static_cast<std::size_t>(requested) : hw, 8);
 }
 
+// What dedispersion needs of the header, said with the file's name (status 1: the file's content).
+// A missing foff reads as 0: every channel then sits at fch1, every DM trial would be the same
+// series, and a search of it would find no dispersion at all, so it is refused.
+void check_dedisp_header(const SigprocHeader& h, const std::string& name) {
+  if (h.nifs != 1) {
+    throw Error(ErrorCode::unsupported,
+                fmt::format("dedispersion needs one IF (nifs = 1, total intensity); the file has nifs = {}: sum "
+                            "or select the IFs first",
+                            h.nifs),
+                name);
+  }
+  if (h.frequency_table.empty()) {
+    if (!(std::isfinite(h.fch1) && h.fch1 > 0.0)) {
+      throw Error(ErrorCode::format,
+                  fmt::format("fch1 is {} MHz (missing or not positive): the channel frequencies are unknown", h.fch1),
+                  name);
+    }
+    if (h.nchans > 1 && !(std::isfinite(h.foff) && h.foff != 0.0)) {
+      throw Error(ErrorCode::format,
+                  fmt::format("foff is {} MHz (missing or zero) with {} channels: every channel would sit at fch1 "
+                              "and every DM trial be the same series; set it with `header --set foff=...`",
+                              h.foff, h.nchans),
+                  name);
+    }
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
   Options o;
@@ -332,8 +365,9 @@ int run(int argc, char** argv) {
   auto reader = FilterbankReader::open(o.input);
   const SigprocHeader& h = reader->header();
   if (h.is_time_series()) {
-    throw Error(ErrorCode::invalid_argument, "this is a time series (data_type 2), not a filterbank", reader->name());
+    throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
   }
+  check_dedisp_header(h, reader->name());
   DedispInput input = DedispInput::from_header(h);
 
   bool show_only = false;
@@ -403,6 +437,12 @@ int run(int argc, char** argv) {
   };
   if (nin_known) {
     for (const auto& p : plans) {
+      if (static_cast<std::uint64_t>(p.downsample()) > *nin_known) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("downsampling by {} needs at least {} samples, but the input has {}", p.downsample(),
+                                p.downsample(), *nin_known),
+                    reader->name());
+      }
       for (std::size_t i = 0; i < p.ndms(); ++i) {
         if (p.valid_samples(i, *nin_known) == 0) {
           throw delay_error(p.problem.dms[i],

@@ -282,7 +282,8 @@ TEST_CASE("dedisp tool: a DM-time filterbank of many DMs (tiles of the transposi
   const auto r16 = run(fil.string() + " --dm 0:34.5:0.5 --gulp 1000 --format fil -B 16 -o " + (tmp / "q.fil").string());
   INFO(r16.err);
   REQUIRE(r16.exit_code == 0);
-  const auto rt = run(fil.string() + " --dm 0:34.5:0.5 --delay-model presto --format tim -B 16 -o " + (tmp / "q").string());
+  const auto rt =
+      run(fil.string() + " --dm 0:34.5:0.5 --delay-model presto --format tim -B 16 -o " + (tmp / "q").string());
   INFO(rt.err);
   REQUIRE(rt.exit_code == 0);
   auto q = FilterbankReader::open((tmp / "q.fil").string());
@@ -416,6 +417,8 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
   test::TempDir tmp;
   const auto fil = tmp / "in.fil";
   write_random_fil(fil, 1, 16, 8, 500, 1e-3);
+  const auto flat = tmp / "nofoff.fil";  // foff 0 (or missing) with 16 channels
+  write_random_fil(flat, 1, 16, 8, 500, 1e-3, 0.0);
   struct Case {
     std::string args;
     int code;
@@ -436,6 +439,11 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       // Many files are opened by several threads: the error still names the path.
       {fil.string() + " --dm 0:30:1 -o /proc/no-such-dir/x", 1, "/proc/no-such-dir"},
       {fil.string() + " --dm 0:1:0.001 --dm-prec 2 -o " + (tmp / "x").string(), 2, "--dm-prec"},
+      // A root name is not stdout: no files named "-_DM*" in the working directory.
+      {fil.string() + " -d 5 --format dat -o -", 2, "stdout"},
+      {fil.string() + " --dm 0:2:1 --format tim -o -", 2, "--format tim with several DMs"},
+      {fil.string() + " -d 5 --downsample 1000 -o " + (tmp / "x").string(), 2, "downsampling by 1000"},
+      {flat.string() + " -d 5 -o " + (tmp / "x").string(), 1, "foff is 0"},
   };
   // --device gpu where there is none: which message depends on whether CUDA was built.
   std::vector<Case> all = cases;
@@ -461,6 +469,6 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
   const auto t = test::run_command(dedisp_cmd() + " " + fil.string() + " -d 0 > " + (tmp / "a.tim").string());
   REQUIRE(t.exit_code == 0);
   const auto ts = run((tmp / "a.tim").string() + " -d 1 -o " + (tmp / "y").string());
-  CHECK(ts.exit_code == 2);
+  CHECK(ts.exit_code == 1);  // the file's content, not the command line
   CHECK(ts.err.find("time series") != std::string::npos);
 }
