@@ -207,6 +207,17 @@ int run(int argc, char** argv) {
   }
   FASTPSR_EXPECTS(o.nbits == 8 || o.nbits == 32, "--nbits must be 8 or 32, got {}", o.nbits);
   FASTPSR_EXPECTS(!(o.complex_out && o.nbits != 32), "--nbits applies to power output; --complex writes float32");
+  FASTPSR_EXPECTS(!(o.complex_out && app.count("--nint") > 0),
+                  "--nint applies to power output; --complex writes every spectrum");
+  FASTPSR_EXPECTS(!(o.complex_out && app.count("--detect") > 0),
+                  "--detect applies to power output; --complex writes the channels' voltages");
+  FASTPSR_EXPECTS(o.nbits != 8 || o.scale_rows >= 2,
+                  "--scale-rows {}: the 8-bit scaling needs the mean and rms of at least 2 output samples",
+                  o.scale_rows);
+  if (o.nbits == 8 && o.scale_rows < 32) {
+    log_warning("--scale-rows {}: the 8-bit scale is set from so few samples that much of the data may clip",
+                o.scale_rows);
+  }
   FASTPSR_EXPECTS(o.fftw == "estimate" || o.fftw == "measure" || o.fftw == "patient",
                   "--fftw '{}' is not one of estimate, measure, patient", o.fftw);
   if (o.output == "-" && ::isatty(STDOUT_FILENO) == 1) {

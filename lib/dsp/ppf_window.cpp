@@ -2,6 +2,7 @@
 #include "fastpsr/ppf_window.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -61,6 +62,13 @@ WindowSpec parse_window(std::string_view text) {
       if (end != s.c_str() + s.size() || !(beta >= 0.0) || !std::isfinite(beta)) {
         throw Error(ErrorCode::invalid_argument,
                     fmt::format("--window kaiser:{}: the Kaiser beta must be a number >= 0", arg));
+      }
+      // I0(beta) overflows a double above ~709; useful betas are 0-20 (8.6: the default).
+      if (beta > 700.0) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--window kaiser:{}: beta above 700 overflows the window's Bessel function (useful "
+                                "values are about 0 to 20; 8.6 by default)",
+                                arg));
       }
       w.kaiser_beta = beta;
     }
@@ -180,9 +188,16 @@ std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
       char* end = nullptr;
       const double v = std::strtod(text.c_str() + pos, &end);
       if (end == text.c_str() + pos) {
+        std::string word = text.substr(pos, std::min<std::size_t>(12, text.find_first_of(" \t\r\n,", pos) - pos));
+        const bool printable = std::all_of(word.begin(), word.end(),
+                                           [](char c) { return std::isprint(static_cast<unsigned char>(c)) != 0; });
         throw Error(ErrorCode::format,
-                    fmt::format("neither {} float32 values ({} bytes) nor text: '{}' at byte {} is not a number", count,
-                                count * sizeof(float), text.substr(pos, 12), pos),
+                    printable ? fmt::format("neither {} float32 values ({} bytes; the file has {}) nor text: '{}' at "
+                                            "byte {} is not a number",
+                                            count, count * sizeof(float), bytes.size(), word, pos)
+                              : fmt::format("neither {} float32 values ({} bytes; the file has {}) nor text (binary "
+                                            "data at byte {}): --channels x --taps must match the file",
+                                            count, count * sizeof(float), bytes.size(), pos),
                     path);
       }
       out.push_back(static_cast<float>(v));
@@ -199,6 +214,13 @@ std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
     if (!std::isfinite(out[i])) {
       throw Error(ErrorCode::format, fmt::format("coefficient {} is not a finite number", i), path);
     }
+  }
+  // The channel gain and every response figure are relative to the sum (the filter's DC gain).
+  double sum = 0.0;
+  for (float v : out) sum += static_cast<double>(v);
+  if (sum == 0.0) {
+    throw Error(ErrorCode::format,
+                "the coefficients sum to zero: a PPF prototype is a low-pass filter, whose sum sets the gain", path);
   }
   return out;
 }

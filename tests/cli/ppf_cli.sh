@@ -42,6 +42,15 @@ expect_error 2 "needs two polarisations" -C 64 --detect IQUV $raw d640.dat -o ou
 expect_error 2 "give --format" -C 64 d640.dat -o out.fil
 expect_error 2 "expected avx512, avx2 or generic" -C 64 $raw --cpu-config isa=sse9 d640.dat -o out.fil
 expect_error 2 "unknown key 'tile'" -C 64 $raw --cpu-config tile=8 d640.dat -o out.fil
+# Meaningless combinations and filters are refused, not silently obeyed.
+expect_error 2 "--nint applies to power output" -C 64 --complex --nint 16 $raw d640.dat -o out.raw
+expect_error 2 "--detect applies to power output" -C 64 --complex --detect AA $raw d640.dat -o out.raw
+expect_error 2 "at least 2 output samples" -C 16 --nbits 8 --scale-rows 1 $raw d640.dat -o out.fil
+expect_error 2 "beta above 700" -C 16 --window kaiser:720 $raw d640.dat -o out.fil
+python3 -c "open('zero.txt','w').write(' '.join(['0']*128))"
+expect_error 1 "zero.txt: the coefficients sum to zero" -C 16 -T 8 --coeffs zero.txt $raw d640.dat -o out.fil
+python3 -c "import struct; open('c127.bin','wb').write(struct.pack('<127f',*([1.0]*127)))"
+expect_error 1 "the file has 508" -C 16 -T 8 --coeffs c127.bin $raw d640.dat -o out.fil
 cat d640.dat | "$ppf" -C 64 -T 4 $raw --drop-partial -o out.fil -q 2>/dev/null
 check "pipe of 640 ci8 samples, 64 channels x 4 taps" test -s out.fil
 rm -f out.fil
