@@ -177,6 +177,9 @@ void check_mode_options(const CLI::App& app, const FakeOptions& o) {
 }
 
 void check_pulsar_options(const CLI::App& app, const FakeOptions& o) {
+  if (app.count("--snrpeak") > 0 && app.count("--fold-snr") > 0) {
+    usage_error("give the pulsar's strength once: --snrpeak (peak S/N a sample) or --fold-snr (folded S/N)");
+  }
   if (o.pulsar.period_ms) return;
   for (const auto& name : kPulsarOptions) {
     if (app.count(name) > 0) {

@@ -21,6 +21,10 @@ KeplerOrbit KeplerOrbit::from_masses(double pb_s, double ecc, double incl_deg, d
   FASTPSR_EXPECTS(ecc >= 0.0 && ecc < 1.0, "eccentricity must be in [0, 1), got {}", ecc);
   FASTPSR_EXPECTS(mp_msun > 0.0 && mc_msun > 0.0, "pulsar and companion masses must be positive, got {} and {}",
                   mp_msun, mc_msun);
+  // x = a sin(i) is the projected semi-major axis: an inclination outside (0, 180) degrees would
+  // make it negative (the orbit's sense is omega's business, not the sign of x).
+  FASTPSR_EXPECTS(incl_deg > 0.0 && incl_deg < 180.0, "the inclination must be between 0 and 180 degrees, got {}",
+                  incl_deg);
   const double mtot = mp_msun + mc_msun;
   const double a_m = std::cbrt(kGmSun * mtot * pb_s * pb_s / (kTwoPi * kTwoPi));
   KeplerOrbit o;

@@ -130,6 +130,7 @@ PulsarOptions parse_pulsar_options(std::string_view text) {
   FASTPSR_EXPECTS(o.period_ms.has_value() != o.f_hz.has_value(), "--psr: give period=<ms> or f=<Hz>, once");
   kv.set("dm", o.dm);
   kv.set("width", o.width_percent);
+  FASTPSR_EXPECTS(!(kv.has("snrpeak") && kv.has("snr")), "--psr: give snrpeak=<peak S/N> or snr=<folded S/N>, once");
   kv.set("snrpeak", o.snrpeak);
   kv.set("snr", o.fold_snr);
   if (auto p = kv.text("profile")) o.shape = parse_profile_shape(*p);

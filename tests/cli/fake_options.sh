@@ -32,6 +32,9 @@ expect_usage "not a number" --psr period=5,dm=ten
 expect_usage "--bogus" --bogus
 expect_usage "smearing" --smear blurry
 expect_usage "outside the observation" --frb time=100,dm=10,snr=10 --nsamples 1000 --seed 1
+expect_usage "strength once" --period 10 --snrpeak 3 --fold-snr 10 --nsamples 1000 --seed 1
+expect_usage "snr=<folded S/N>, once" --psr period=5,snr=5,snrpeak=3 --nsamples 1000 --seed 1
+expect_usage "inclination" --period 10 --binary --binc 200 --nsamples 1000 --seed 1
 # One dash works for every long option, SIGPROC's and ours alike.
 "$fp" -period 10 -nsamples 1000 -fold-snr 5 -seed 3 -o "$tmp/one.fil" -q
 "$fp" --period 10 --nsamples 1000 --fold-snr 5 --seed 3 -o "$tmp/two.fil" -q

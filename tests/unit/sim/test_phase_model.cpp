@@ -154,6 +154,7 @@ TEST_CASE("phase model: circular orbit amplitude and SIGPROC's mass-function orb
   CHECK(phase_curvature(m, 60.0, 1.0) < 0.0);
   CHECK_THROWS_AS(KeplerOrbit::from_masses(3600.0, 1.0, 90.0, 0.0, 0.0, 1.4, 1.4), Error);
   CHECK_THROWS_AS(KeplerOrbit::from_masses(3600.0, 0.0, 90.0, 0.0, 0.0, 0.0, 1.4), Error);
+  CHECK_THROWS_AS(KeplerOrbit::from_masses(3600.0, 0.0, 200.0, 0.0, 0.0, 1.4, 1.4), Error);  // sin i < 0
 }
 
 TEST_CASE("phase model: SIGPROC's law t f(t) doubles the apparent fdot") {
