@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // accelsearch: PRESTO-compatible Fourier-domain acceleration search with harmonic summing.
 #include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,8 +62,9 @@ struct Options {
   std::string norm;
   std::string gpu_config;
   bool no_tuning = false;
-  double rlo = -1;
-  double rhi = -1;
+  // NaN: not given (a negative bin is refused by the plan, not taken as "not given").
+  double rlo = std::numeric_limits<double>::quiet_NaN();
+  double rhi = std::numeric_limits<double>::quiet_NaN();
 };
 
 void add_options(CLI::App& app, Options& o) {
@@ -117,8 +120,8 @@ AccelConfig finish_config(Options& o) {
   if (o.wmax != 0) usage_error("--wmax: jerk searches are not implemented yet");
   if (o.ncpus < 0) usage_error(fmt::format("--ncpus must be >= 0, got {}", o.ncpus));
   c.threads = o.ncpus;
-  if (o.rlo >= 0) c.rlo = o.rlo;
-  if (o.rhi >= 0) c.rhi = o.rhi;
+  if (!std::isnan(o.rlo)) c.rlo = o.rlo;
+  if (!std::isnan(o.rhi)) c.rhi = o.rhi;
   if (o.interbin) c.interp = AccelInterp::interbin;
   const int picked = int(o.locpow) + int(o.photon) + int(o.median) + int(!o.norm.empty());
   if (picked > 1) usage_error("choose one normalisation: -median, -locpow, -photon or --norm");

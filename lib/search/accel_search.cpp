@@ -3,7 +3,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "fastpsr/accel_stats.hpp"
 #include "fastpsr/error.hpp"
@@ -35,12 +37,27 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   double hi = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
   hi = std::min(hi, static_cast<double>(numbins - 1));
   p.rhi = hi;
-  FASTPSR_EXPECTS(p.rhi > p.rlo, "the highest frequency to search ({} Hz) is not above the lowest ({} Hz)", p.rhi / T_s,
-                  p.rlo / T_s);
+  if (!(p.rhi > p.rlo)) {
+    const std::string lo = c.rlo ? fmt::format("-rlo {}", *c.rlo) : fmt::format("-flo {} Hz", c.flo_hz);
+    const double asked = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
+    const std::string up = asked > static_cast<double>(numbins - 1) ? std::string("the spectrum")
+                           : c.rhi                                  ? fmt::format("-rhi {}", *c.rhi)
+                                                                    : fmt::format("-fhi {} Hz", c.fhi_hz);
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("the search range is empty: {} starts at bin {} ({:.6g} Hz) and {} ends at bin {} "
+                            "({:.6g} Hz) of this {:.6g} s series",
+                            lo, p.rlo, p.rlo / T_s, up, p.rhi, p.rhi / T_s, T_s));
+  }
   const int hw = template_halfwidth(zmax);
-  FASTPSR_EXPECTS(4 * static_cast<std::int64_t>(hw) <= numbins,
-                  "-zmax {} needs templates {} bins wide, more than this series allows ({} bins): use a smaller -zmax",
-                  c.zmax, 2 * hw, numbins);
+  if (4 * static_cast<std::int64_t>(hw) > numbins) {
+    throw Error(ErrorCode::invalid_argument,
+                zmax > 0 ? fmt::format("-zmax {} needs a spectrum of at least {} bins (templates {} bins wide); this "
+                                       "series has {}: use a smaller -zmax",
+                                       c.zmax, 4 * hw, 2 * hw, numbins)
+                         : fmt::format("the series is too short to search: {} bins, and the correlation needs at "
+                                       "least {} ({} samples)",
+                                       numbins, 4 * hw, 8 * hw));
+  }
   AccelSearchProblem& pr = p.problem;
   pr.numbins = numbins;
   pr.zmax = zmax;
@@ -58,7 +75,9 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   const int stages = pr.stages();
   for (int s = 0; s < stages; ++s) {
     const int nh = 1 << s;
-    p.numindep.push_back(accel_numindep(p.rlo, p.rhi, pr.numz(), 0, nh));
+    // At least one trial: a window narrower than numharm bins (-rlo 500 -rhi 501) gave PRESTO's
+    // formula 0 independent trials, and a threshold of q / 0.
+    p.numindep.push_back(std::max<std::int64_t>(1, accel_numindep(p.rlo, p.rhi, pr.numz(), 0, nh)));
     pr.powcut.push_back(static_cast<float>(power_for_sigma(c.sigma, nh, static_cast<double>(p.numindep.back()))));
   }
   validate(pr);

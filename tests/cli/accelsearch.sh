@@ -93,7 +93,12 @@ check "grep -q 'Examples' help.txt" "--help examples"
 # Bad input.
 expect_error 2 "numharm" "$BIN"/accelsearch -numharm 3 small_DM62.50.dat
 expect_error 2 "zmax" "$BIN"/accelsearch -zmax -2 small_DM62.50.dat
-expect_error 2 "more than this series allows" "$BIN"/accelsearch -zmax 40000 small_DM62.50.dat
+expect_error 2 "use a smaller -zmax" "$BIN"/accelsearch -zmax 40000 small_DM62.50.dat
+expect_error 2 "the search range is empty: -flo 1 Hz" "$BIN"/accelsearch -fhi 0.5 small_DM62.50.dat
+expect_error 2 "the lowest frequency" "$BIN"/accelsearch -rlo -10 small_DM62.50.dat
+# A window narrower than numharm bins is one trial, not a division by zero.
+mkdir -p narrow && (cd narrow && ln -sf ../small_DM62.50.dat ../small_DM62.50.inf . &&
+  "$BIN"/accelsearch -q -zmax 0 -numharm 4 -rlo 500 -rhi 501 small_DM62.50.dat) || fail=1
 cp small_DM62.50.dat noinf.dat
 expect_error 1 "noinf" "$BIN"/accelsearch noinf.dat
 head -c 1000 small_DM62.50.dat >short.dat
