@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "edit.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #include "fastpsr/error.hpp"
@@ -18,6 +19,7 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
                 fmt::format("is a {}: --set/--unset/-o rewrite SIGPROC files only", format_name(f)), src->name());
   }
   SigprocHeader h = read_sigproc_header(*src);
+  const std::uint64_t bytes_per_sample_before = h.bytes_per_sample();
   for (const auto& kv : sets) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -40,7 +42,15 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
     data_bytes += got;
     if (got < buffer.size()) break;
   }
-  // The new header must describe the data: whole samples, at least nsamples of them.
+  // The new header must describe the data: whole samples (unless the data already ended inside
+  // one: a file cut short keeps its partial last sample, warned of), at least nsamples of them.
+  if (data_bytes % h.bytes_per_sample() != 0 && data_bytes % bytes_per_sample_before == 0) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("the edited header does not describe the data: {} data bytes are not a whole number of "
+                            "{}-byte samples",
+                            data_bytes, h.bytes_per_sample()),
+                sink->name());
+  }
   SigprocHeader written = h;
   written.header_bytes = 0;
   (void)sigproc_nsamples_from_size(written, data_bytes, sink->name());

@@ -6,6 +6,7 @@
 
 #include "fastpsr/bitpack.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/log.hpp"
 
 namespace fastpsr {
 
@@ -22,10 +23,11 @@ std::size_t FilterbankReader::read_packed(std::uint8_t* dst, std::size_t n) {
   const std::uint64_t bps = header_.bytes_per_sample();
   const std::size_t want = n * bps;
   const std::size_t got = src_->read(dst, want);
-  if (got % bps != 0) {
-    throw Error(ErrorCode::format,
-                fmt::format("trailing partial sample: the data end {} bytes into a {}-byte sample", got % bps, bps),
-                src_->name());
+  // A file's partial last sample was reported when its size was read (sigproc_nsamples_from_size);
+  // a stream's is reported here. Either way the whole samples are the data, as in SIGPROC/PRESTO.
+  if (got % bps != 0 && !nsamples_) {
+    log_warning("{}: trailing partial sample: the data end {} bytes into a {}-byte sample; the whole samples are used",
+                src_->name(), got % bps, bps);
   }
   const std::size_t samples = got / bps;
   if (samples < n && header_.has("nsamples") && header_.nsamples > 0 &&
@@ -53,8 +55,9 @@ std::size_t FilterbankReader::read_float(float* dst, std::size_t n) {
 std::uint64_t FilterbankReader::skip(std::uint64_t n) {
   const std::uint64_t bps = header_.bytes_per_sample();
   const std::uint64_t skipped = src_->skip(n * bps);
-  if (skipped % bps != 0) {
-    throw Error(ErrorCode::format, "trailing partial sample while skipping", src_->name());
+  if (skipped % bps != 0 && !nsamples_) {
+    log_warning("{}: trailing partial sample: the data end {} bytes into a {}-byte sample; the whole samples are used",
+                src_->name(), skipped % bps, bps);
   }
   position_ += skipped / bps;
   return skipped / bps;

@@ -182,7 +182,7 @@ TEST_CASE("filterbank: skip and read continue from the same place") {
   }
 }
 
-TEST_CASE("filterbank: a pipe that ends inside a sample or before nsamples is an error") {
+TEST_CASE("filterbank: a pipe that ends before nsamples is an error; inside a sample, the whole ones are read") {
   SigprocHeader h = header_for({8, false}, 1, 16);
   h.nsamples = 10;
   h.keys.emplace_back("nsamples");
@@ -192,7 +192,9 @@ TEST_CASE("filterbank: a pipe that ends inside a sample or before nsamples is an
   SUBCASE("partial") {
     bytes.resize(header_size + 16 * 10 + 5);
     FilterbankReader r(test::pipe_source(bytes, 64));
-    CHECK_THROWS_WITH_AS(r.read_float(buf.data(), 20), doctest::Contains("trailing partial sample"), Error);
+    std::size_t total = 0;
+    for (std::size_t got = 1; got > 0; total += got) got = r.read_float(buf.data(), 20);
+    CHECK(total == 10);
   }
   SUBCASE("short") {
     bytes.resize(header_size + 16 * 9);
