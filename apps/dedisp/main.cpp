@@ -425,7 +425,7 @@ int run(int argc, char** argv) {
     p.downsample = r.downsample;
     p.model = model;
     p.keep = keep;
-    p.presto_nsub = o.nsub;
+    p.presto_nsub = std::min(o.nsub, h.nchans);  // more subbands than channels: one each, as prepsubband
     plans.push_back(make_dedisp_plan(p));
   }
   auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {

@@ -31,7 +31,8 @@ dedisperse f.fil -d 30 -nobaseline > signb.tim
 accelsearch -zmax 0 -numharm 4 pd.dat
 
 # The same from the fastpsr tools directly.
-"$bin/dedisp" -q f.fil --dm 28:32:1 -o ref
+"$bin/dedisp" -q f.fil --dm 28:32:1 --nsub 32 -o ref  # prepsubband's default: 32 subbands
+"$bin/dedisp" -q f.fil -d 30 -o refp.dat                 # prepdata: every channel at its own delay
 "$bin/dedisp" -q f.fil -d 30 --delay-model sigproc --baseline sigproc > ref.tim
 "$bin/dedisp" -q f.fil -d 30 --delay-model sigproc > refnb.tim
 for dm in 28.00 29.00 30.00 31.00 32.00; do
@@ -40,7 +41,16 @@ for dm in 28.00 29.00 30.00 31.00 32.00; do
   [ -s "ps_DM$dm.inf" ] || fail "no ps_DM$dm.inf"
 done
 [ -s pd.inf ] || fail "prepdata wrote no pd.inf"
-cmp -s pd.dat ps_DM30.00.dat || fail "prepdata -dm 30 differs from prepsubband's DM 30"
+cmp -s pd.dat refp.dat || fail "prepdata -dm 30 differs from dedisp -d 30"
+# PRESTO's defaults where a script leaves the flags out: DMs 0..9 in steps of 1, 32 subbands.
+prepsubband -nobary -o dflt f.fil
+"$bin/dedisp" -q f.fil --dm 0:9:1 --nsub 32 -o refdflt
+for dm in 0.00 4.00 9.00; do
+  cmp -s "dflt_DM$dm.dat" "refdflt_DM$dm.dat" || fail "prepsubband's defaults: DM $dm differs"
+done
+[ ! -e dflt_DM10.00.dat ] || fail "prepsubband's defaults: more than 10 DMs"
+prepsubband -nobary -lodm 20 -o lo f.fil
+[ -s lo_DM29.00.dat ] && [ ! -e lo_DM30.00.dat ] || fail "-lodm 20 alone: not DMs 20..29"
 cmp -s sig.tim ref.tim || fail "dedisperse differs from dedisp --baseline sigproc"
 cmp -s signb.tim refnb.tim || fail "dedisperse -nobaseline differs from dedisp"
 cmp -s sig.tim signb.tim && fail "dedisperse's baseline changed nothing"
@@ -53,6 +63,9 @@ awk -v f="$f" 'BEGIN { exit !(f > 19.87 && f < 19.89) }' || fail "accelsearch fo
 prepsubband -ncpus 2 -lodm 28 -dmstep 1 -numdms 5 -nobary -noclip -o pn f.fil
 prepdata -ncpus 2 -dm 30 -nobary -o pdn f.fil
 cmp -s pn_DM30.00.dat ps_DM30.00.dat || fail "prepsubband -ncpus 2 differs"
+# More subbands than channels: one a channel, as prepsubband resets it.
+prepsubband -lodm 30 -numdms 1 -nsub 128 -nobary -o many f.fil
+cmp -s many_DM30.00.dat refp.dat || fail "-nsub 128 on 64 channels differs from per-channel delays"
 cmp -s pdn.dat pd.dat || fail "prepdata -ncpus 2 differs"
 prepsubband -lodm 28 -dmstep 2 -numdms 2 -nsub 16 -downsamp 2 -nobary -o nd f.fil 2> note.txt
 "$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 -o refd
