@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "fastpsr/bounded_queue.hpp"
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/presto_inf.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -44,7 +46,24 @@ using TrialPtr = std::unique_ptr<Trial>;
 std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const AccelResult& r,
                           const PreparedSpectrum& spec) {
   const std::string base = in.root + "_" + plan.suffix();
-  if (in.write_inf && !std::filesystem::exists(in.root + ".inf")) write_text(in.root + ".inf", in.inf_text);
+  if (in.write_inf) {
+    const std::string inf = in.root + ".inf";
+    if (!std::filesystem::exists(inf)) {
+      write_text(inf, in.inf_text);
+    } else {
+      // A user's .inf is never overwritten, but one describing other data is worth a word: the
+      // search used the input's own header (and the ACCEL file carries that description).
+      try {
+        const PrestoInf old = read_inf(inf);
+        if (old.N != in.inf.N || std::abs(old.dt - in.inf.dt) > 1e-12 * in.inf.dt) {
+          log_warning("{}: {} describes other data (N {}, dt {} s; this input: N {}, dt {} s): left as it is", in.path,
+                      inf, old.N, old.dt, in.inf.N, in.inf.dt);
+        }
+      } catch (const Error& e) {
+        log_warning("{}: {} exists but could not be read ({}): left as it is", in.path, inf, e.what());
+      }
+    }
+  }
   if (in.from_fft) write_text(base + ".txtcand", r.txtcand);
   if (r.candidates.empty()) {
     log_info("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);

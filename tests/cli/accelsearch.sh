@@ -82,6 +82,14 @@ mkdir -p stream3 streamserial
 (cd stream3 && "$BIN"/accelsearch -zmax 20 -numharm 4 -q --trial-threads 3 - -o s <../trials.tims)
 (cd streamserial && "$BIN"/accelsearch -zmax 20 -numharm 4 -q --serial - -o s <../trials.tims)
 check "[ \$(ls stream3/s_DM*.inf | wc -l) -eq 5 ] && [ -s stream3/s.csv ]" "a stream of 5 DM trials: 5 .inf files and the sifted table"
+# A .tim beside a .inf of other data: the .inf is left alone, with a warning saying so.
+mkdir -p staleinf
+"$BIN"/fake-pulsar -q --nchans 16 --nbits 8 --tsamp 64 --nsamples 8192 --fch1 1400 --foff -10 --period 5.3 \
+  --snrpeak 1 | "$BIN"/dedisp - -q -d 0 >staleinf/x.tim
+cp small_DM62.50.inf staleinf/x.inf
+(cd staleinf && "$BIN"/accelsearch -zmax 0 -numharm 2 x.tim 2>err.txt)
+check "grep -q 'x.inf describes other data' staleinf/err.txt" "no warning about a .inf of other data"
+check "cmp -s staleinf/x.inf small_DM62.50.inf" "the user's .inf was changed"
 for f in streamserial/*; do
   check "cmp -s $f stream3/\$(basename $f)" "stream: $(basename $f) differs between --trial-threads 3 and --serial"
 done
