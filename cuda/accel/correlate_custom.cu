@@ -103,14 +103,20 @@ __device__ __forceinline__ void correlate_segment(const float2* __restrict__ seg
   }
 }
 
-template <int T>
+template <int T, typename P>
 constexpr int min_blocks() {
+  // f16 planes at 128 threads (radix 16, M = 2048: the Fourier default): three blocks an SM, so
+  // up to 168 registers. At 128 the f16 store's conversions spilled 64 bytes, and with 168 none
+  // spill: fdas-8m zmax 200 correlation 5.84 -> 5.31-5.36 ms on the H200 (2026-11-27), while the
+  // f32 kernel (24 bytes spilled at 128) measured the same either way, so it keeps four blocks.
+  if constexpr (T == 128 && std::is_same_v<P, __half>) return 3;
   // At most 128 registers a thread (64 at 1024 threads); 16 blocks an SM is the most Turing runs.
   return T >= 512 ? 1 : (512 / T > 16 ? 16 : 512 / T);
 }
 
 template <int LOG2M, int LOG2R, bool Fourier, bool Powers, typename P>
-__global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T, min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T>())
+__global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
+                                  min_blocks<fft::StockhamPlan<LOG2M, LOG2R>::T, P>())
     correlate_custom_kernel(const float2* __restrict__ segments, const float2* __restrict__ templates,
                             const float2* __restrict__ twiddles, const float* __restrict__ scale, P* __restrict__ plane,
                             CorrelateGeometry g, int segs_per_block) {
