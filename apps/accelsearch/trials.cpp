@@ -37,8 +37,33 @@ struct Trial {
   // threads) turns them into candidates, which for a bright pulsar's millions of hits takes
   // about a second; --serial feeds `list` directly.
   CollectingHitSink hits;
+  double read_s = 0;  // reading the input and its real FFT
   double prepare_s = 0;
   double search_s = 0;
+  double finish_s = 0;
+};
+
+// Seconds each stage spent, summed over the trials (-v prints them at the end: which stage bounds
+// a long run).
+struct StageTotals {
+  std::mutex mutex;
+  std::size_t trials = 0;
+  double read = 0, prepare = 0, search = 0, finish = 0;
+  void add(const Trial& t) {
+    const std::lock_guard lock(mutex);
+    ++trials;
+    read += t.read_s;
+    prepare += t.prepare_s;
+    search += t.search_s;
+    finish += t.finish_s;
+  }
+  void print(double wall_s, int stage_threads) {
+    if (trials == 0) return;
+    log_verbose(
+        "stages over {} trials, summed: read and FFT {:.3f} s, prepare {:.3f} s, search {:.3f} s, optimise and "
+        "write {:.3f} s ({} threads each for reading, preparing and finishing); wall {:.3f} s, {:.4f} s a trial",
+        trials, read, prepare, search, finish, stage_threads, wall_s, wall_s / static_cast<double>(trials));
+  }
 };
 using TrialPtr = std::unique_ptr<Trial>;
 
@@ -81,13 +106,14 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
   return text;
 }
 
-TrialPtr prepare(AccelInput in, const AccelConfig& config) {
+TrialPtr prepare(AccelInput in, const AccelConfig& config, double read_s) {
   const auto t0 = Clock::now();
   AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
   AccelCandidateList list = make_candidate_list(plan, in.from_fft);
   auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list), {}});
   t->prepare_s = seconds(t0, Clock::now());
+  t->read_s = read_s;
   return t;
 }
 
@@ -101,11 +127,12 @@ SiftInput finish(Trial& t) {
   }
   const AccelResult result = finish_candidates(t.plan, t.list, t.spec);
   const std::string text = write_outputs(t.in, t.plan, result, t.spec);
+  t.finish_s = seconds(t0, Clock::now());
   log_verbose(
-      "{}: {} hits, {} candidates ({} harmonics removed); prepare {:.3f} s, search {:.3f} s, optimise and write "
-      "{:.3f} s",
-      t.in.path, result.hits, result.candidates.size(), result.harmonics_removed, t.prepare_s, t.search_s,
-      seconds(t0, Clock::now()));
+      "{}: {} hits, {} candidates ({} harmonics removed); read and FFT {:.3f} s, prepare {:.3f} s, search {:.3f} s, "
+      "optimise and write {:.3f} s",
+      t.in.path, result.hits, result.candidates.size(), result.harmonics_removed, t.read_s, t.prepare_s, t.search_s,
+      t.finish_s);
   const std::string accel_name = std::filesystem::path(t.in.root + "_" + t.plan.suffix()).filename().string();
   return text.empty() ? SiftInput{t.in.inf.dm, {}} : sift_input_from_accel_text(text, accel_name, t.in.inf.dm);
 }
@@ -210,13 +237,14 @@ std::vector<SiftInput> run_serial(const TrialSource& source, const TrialSettings
   };
   for (std::size_t i = 0; source.count == 0 || i < source.count; ++i) {
     std::optional<AccelInput> in;
+    const auto t0 = Clock::now();
     if (source.count > 0) {
       in = source.read_file(i);
     } else if (auto record = source.next()) {
       in = (*record)();
     }
     if (!in) break;
-    finish_all(searcher.add(prepare(std::move(*in), s.config)));
+    finish_all(searcher.add(prepare(std::move(*in), s.config, seconds(t0, Clock::now()))));
   }
   finish_all(searcher.flush());
   return out;
@@ -237,6 +265,8 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
     progress.finish();
     return out;
   }
+  const auto t_start = Clock::now();
+  StageTotals totals;
   const bool files = source.count > 0;
   const int preparers = std::max(1, settings.stage_threads);
   const int finishers = preparers;
@@ -257,9 +287,11 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
       std::size_t i = 0;
       std::optional<AccelInput> in;
       try {
+        Clock::time_point t0;
         if (files) {
           i = claimed.fetch_add(1);
           if (!to_search.wanted(i)) return;  // past the end, or past an input that failed
+          t0 = Clock::now();
           in = source.read_file(i);
         } else {
           std::optional<std::function<AccelInput()>> record;
@@ -273,9 +305,10 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
             to_search.end_at(i);
             return;
           }
+          t0 = Clock::now();  // the record's bytes are read; its conversion and FFT follow
           in = (*record)();
         }
-        TrialPtr t = prepare(std::move(*in), settings.config);
+        TrialPtr t = prepare(std::move(*in), settings.config, seconds(t0, Clock::now()));
         t->index = i;
         if (!to_search.push(i, std::move(t))) return;
       } catch (...) {
@@ -295,6 +328,7 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
     try {
       while (auto t = to_finish.pop()) {
         SiftInput sift = finish(**t);
+        totals.add(**t);
         const std::lock_guard lock(out_mutex);
         const std::size_t i = (*t)->index;
         if (out.size() <= i) out.resize(i + 1);
@@ -336,6 +370,7 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
   for (std::thread& t : threads) t.join();
   error.rethrow();
   progress.finish();
+  totals.print(seconds(t_start, Clock::now()), preparers);
   out.resize(searched);  // a stream's count, or the trials before a bad input
   return out;
 }
