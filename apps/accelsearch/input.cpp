@@ -33,7 +33,7 @@ void check_finite(const std::vector<float>& x, const std::string& path) {
 
 }  // namespace
 
-AccelInput accel_input_from_series(TimeSeries ts, const std::string& root) {
+AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const RealFft& fft) {
   AccelInput in;
   in.path = ts.path;
   in.root = root;
@@ -62,15 +62,15 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root) {
     in.inf_text = format_inf(in.inf);
     in.write_inf = true;
   }
-  in.fft = presto_realfft(x);
+  in.fft = fft(x);
   return in;
 }
 
-AccelInput read_accel_input(const std::string& path) {
+AccelInput read_accel_input(const std::string& path, const RealFft& fft) {
   if (!ends_with(path, ".fft")) {
     std::string root = presto_root(path);
     if (ends_with(root, ".tim")) root.resize(root.size() - 4);
-    return accel_input_from_series(read_timeseries(path), root);
+    return accel_input_from_series(read_timeseries(path), root, fft);
   }
   AccelInput in;
   in.path = path;
@@ -98,16 +98,16 @@ AccelInput read_accel_input(const std::string& path) {
   return in;
 }
 
-AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix)
-    : reader_(TimStreamReader::open(path)), prefix_(std::move(out_prefix)) {}
+AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft)
+    : reader_(TimStreamReader::open(path)), prefix_(std::move(out_prefix)), fft_(std::move(fft)) {}
 
 std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
   if (!ts) return std::nullopt;
   ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
   std::string root = fmt::format("{}_DM{:.2f}", prefix_, ts->dm);
-  return [series = std::make_shared<TimeSeries>(std::move(*ts)), root = std::move(root)] {
-    return accel_input_from_series(std::move(*series), root);
+  return [series = std::make_shared<TimeSeries>(std::move(*ts)), root = std::move(root), fft = fft_] {
+    return accel_input_from_series(std::move(*series), root, fft);
   };
 }
 

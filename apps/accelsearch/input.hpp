@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fastpsr/accel_backends.hpp"
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/tim_stream.hpp"
 #include "fastpsr/timeseries.hpp"
@@ -28,16 +29,17 @@ struct AccelInput {
 /// Reads one input file and, for a time series, FFTs it. Throws Error naming the file: missing
 /// .inf, a length that disagrees with the .inf, an empty series, NaN or infinite values, an
 /// unsupported file.
-AccelInput read_accel_input(const std::string& path);
+/// `fft` transforms time series (make_real_fft: FFTW, or cuFFT for a GPU search).
+AccelInput read_accel_input(const std::string& path, const RealFft& fft);
 
 /// The input for one series already in memory (a tim-stream record); outputs go to `root`.
-AccelInput accel_input_from_series(TimeSeries ts, const std::string& root);
+AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const RealFft& fft);
 
 /// DM trials from a tim-stream, one at a time: records become inputs rooted at
 /// <out_prefix>_DM<dm, 2 decimals>.
 class AccelStreamInput {
  public:
-  AccelStreamInput(const std::string& path, std::string out_prefix);
+  AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft);
   /// Reads the next record (in order: one thread at a time) and returns what completes it into an
   /// input (checks and the real FFT: any thread); std::nullopt after the last record.
   std::optional<std::function<AccelInput()>> next();
@@ -45,6 +47,7 @@ class AccelStreamInput {
  private:
   std::unique_ptr<TimStreamReader> reader_;
   std::string prefix_;
+  RealFft fft_;
 };
 
 }  // namespace fastpsr::app

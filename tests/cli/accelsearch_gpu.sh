@@ -52,6 +52,14 @@ for interp in "" "--interbin"; do
   done
 done
 
+# The time series transformed on the host (--host-fft: FFTW, as the CPU does) or by cuFFT (the
+# default above): the same candidates either way.
+"$BIN"/accelsearch -zmax 50 -numharm 8 --device gpu --host-fft -q small_DM62.50.dat
+cands small_DM62.50_ACCEL_50 >gpu_host.txt
+"$BIN"/accelsearch -zmax 50 -numharm 8 --device cpu -q small_DM62.50.dat
+cands small_DM62.50_ACCEL_50 >cpu50.txt
+check "same_candidates cpu50.txt gpu_host.txt" "the CPU's candidates on the GPU with --host-fft"
+
 # -v says what runs.
 "$BIN"/accelsearch -zmax 20 --device gpu -v small_DM62.50.dat 2>verbose.txt
 check "grep -q 'custom shared-memory FFT path' verbose.txt" "-v describes the GPU searcher"

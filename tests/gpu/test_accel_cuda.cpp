@@ -27,6 +27,7 @@
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/presto_fft.hpp"
 #include "support/reference_accel.hpp"
 #include "support/test_support.hpp"
 
@@ -643,4 +644,63 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   auto cufft = cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", "cufft"}}), 0);
   CHECK(cufft->describe().find("cuFFT path") != std::string::npos);
   CHECK(cufft->modelled_bytes_per_spectrum() > custom->modelled_bytes_per_spectrum());
+}
+
+TEST_CASE("accel cuda: the real FFT of a time series on the GPU (PRESTO's packing, lengths of DM trials)") {
+  // presto_realfft_cuda against a double-precision DFT on lengths with large prime factors (as
+  // dedisp's trials have), and against FFTW's presto_realfft on a 2^22-sample-sized one.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0F, 1.0F);
+  auto series = [&](std::size_t n) {
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = 3.0F + g(rng) + 0.5F * std::sin(0.37F * static_cast<float>(i));
+    return x;
+  };
+  for (std::size_t n : {std::size_t{2}, std::size_t{6006}, std::size_t{9998}}) {
+    CAPTURE(n);
+    const std::vector<float> x = series(n);
+    const auto got = cuda::presto_realfft_cuda(x, 0);
+    REQUIRE(got.size() == n / 2);
+    // The double DFT, packed as PRESTO packs it.
+    double worst = 0.0;
+    double power = 0.0;
+    for (std::size_t k = 0; k <= n / 2; ++k) {
+      std::complex<double> s{0.0, 0.0};
+      for (std::size_t i = 0; i < n; ++i) {
+        const double ph = -2.0 * 3.14159265358979323846 * static_cast<double>((k * i) % n) / static_cast<double>(n);
+        s += static_cast<double>(x[i]) * std::complex<double>(std::cos(ph), std::sin(ph));
+      }
+      power += std::norm(s);
+      std::complex<double> g_k;
+      if (k == 0) {
+        g_k = {got[0].real(), 0.0};
+      } else if (k == n / 2) {
+        g_k = {got[0].imag(), 0.0};
+        s = {s.real(), 0.0};  // the Nyquist bin is real
+      } else {
+        g_k = {got[k].real(), got[k].imag()};
+      }
+      worst = std::max(worst, std::abs(g_k - s));
+    }
+    CHECK(worst / std::sqrt(power / static_cast<double>(n / 2 + 1)) < 1e-5);
+  }
+  const std::size_t n = 4193070;  // 2 x 3 x 5 x 7 x 41 x 487
+  const std::vector<float> x = series(n);
+  const auto gpu = cuda::presto_realfft_cuda(x, 0);
+  const auto cpu = presto_realfft(x);
+  REQUIRE(gpu.size() == cpu.size());
+  double diff = 0.0;
+  double power = 0.0;
+  for (std::size_t k = 1; k < cpu.size(); ++k) {  // bin 0 (the DC, ~1.3e7 here) apart
+    diff += std::norm(std::complex<double>(gpu[k]) - std::complex<double>(cpu[k]));
+    power += std::norm(std::complex<double>(cpu[k]));
+  }
+  CHECK(std::sqrt(diff / power) < 1e-5);  // two float32 FFTs: each ~1e-6 from the exact one
+  CHECK(gpu[0].real() == doctest::Approx(cpu[0].real()).epsilon(1e-5));
+  // The Nyquist bin's place; both float32 FFTs round it to a few ulps of the DC (here ~1.3e7,
+  // an ulp 1), while a wrong packing would be off by the bin's own size (~2000).
+  CHECK(std::abs(gpu[0].imag() - cpu[0].imag()) <= 1e-6F * std::abs(cpu[0].real()));
+  CHECK_THROWS_AS(cuda::presto_realfft_cuda(std::vector<float>(5, 1.0F), 0), Error);
 }

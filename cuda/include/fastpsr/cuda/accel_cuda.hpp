@@ -133,6 +133,16 @@ std::unique_ptr<CudaFdotSearcher> make_cuda_fdot_searcher(const AccelSearchProbl
 std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options,
                                                  int device);
 
+/// presto_realfft (fastpsr/presto_fft.hpp) by cuFFT on GPU `device`: the same PRESTO packing
+/// (bin 0 holds the DC and Nyquist real parts), float32 rounding of cuFFT's algorithm rather
+/// than FFTW's. For the time series of DM trials, whose lengths (the samples each DM keeps) are
+/// seldom products of small primes: FFTW plans each such length anew, under its global planner
+/// lock, and runs it at a fraction of a power of two's speed (a 2^22-sample trial took ~0.3 s of
+/// a host thread); cuFFT transforms it in a few ms. Safe to call from several threads at once
+/// (each call has its own stream, buffers and plan). Throws Error(resource) when the device
+/// memory is short, Error(device) for other CUDA or cuFFT failures.
+std::vector<std::complex<float>> presto_realfft_cuda(std::span<const float> x, int device);
+
 /// The device's own ceilings for the benchmark (benchmarks.md "Limits").
 struct Fp32Ceilings {
   std::string device;
