@@ -43,8 +43,8 @@ struct SigprocHeader {
   std::int64_t npuls = 0;
   std::vector<double> frequency_table;  ///< FREQUENCY_START/fchannel/FREQUENCY_END, MHz
 
-  std::vector<std::string> keys;   ///< keywords present, in order ("FREQUENCY_START" for the table)
-  std::uint64_t header_bytes = 0;  ///< set by the reader: offset of the first data byte
+  std::vector<std::string> keys;  ///< keywords present, in order ("FREQUENCY_START" for the table)
+  std::uint64_t header_bytes = 0; ///< set by the reader: offset of the first data byte
 
   [[nodiscard]] bool has(std::string_view key) const;
   /// Adds key at the end of `keys` unless present (setters for writers).
@@ -56,8 +56,8 @@ struct SigprocHeader {
   [[nodiscard]] bool data_signed() const { return has("signed") && signed_flag < 0 && nbits == 8; }
   /// Bytes of one time sample over all IFs and channels.
   [[nodiscard]] std::uint64_t bytes_per_sample() const {
-    return static_cast<std::uint64_t>(nchans) * static_cast<std::uint64_t>(nifs) * static_cast<std::uint64_t>(nbits) /
-           8;
+    return static_cast<std::uint64_t>(nchans) * static_cast<std::uint64_t>(nifs) *
+           static_cast<std::uint64_t>(nbits) / 8;
   }
   /// Centre frequency of channel c, MHz (the frequency table when there is one).
   [[nodiscard]] double channel_freq_mhz(int c) const;
@@ -101,7 +101,8 @@ std::vector<std::string> sigproc_fake_keys(const SigprocHeader& h);
 /// Number of whole samples in the data, from the source size when known. Data that end inside a
 /// sample (a file cut short) give their whole samples, with a warning naming the file, as SIGPROC
 /// and PRESTO read them. Throws Error(format) when the data are shorter than `nsamples` says.
-std::uint64_t sigproc_nsamples_from_size(const SigprocHeader& h, std::uint64_t file_size, const std::string& name);
+std::uint64_t sigproc_nsamples_from_size(const SigprocHeader& h, std::uint64_t file_size,
+                                         const std::string& name);
 
 /// Packed sky angles (§1.4) to and from "hh:mm:ss.ssss" strings.
 std::string sigproc_angle_to_string(double packed, bool is_ra, int decimals = 4);
