@@ -181,6 +181,13 @@ void warn_if_clipped(const sim::FilterbankSimulator& sim, int nbits, sim::Output
   for (const auto& b : c.narrowband) peak = std::max(peak, b.amplitude);
   for (const auto& b : c.impulses) peak = std::max(peak, b.amplitude);
   const double top = static_cast<double>((1 << nbits) - 1);
+  // The noise itself (1 and 2 bits quantise it coarsely by design): a mean outside the levels, or
+  // within 3 rms of an end, clips much of it.
+  if (nbits > 2 && (scale.offset < 3.0 * scale.scale || scale.offset > top - 3.0 * scale.scale)) {
+    log_warning("--mean {} with --rms {} for {}-bit output (levels 0 to {}): {} of the noise clips at {}", scale.offset,
+                scale.scale, nbits, top, scale.offset < 0.0 || scale.offset > top ? "more than half" : "a part",
+                scale.offset < top / 2.0 ? "0" : fmt::format("{}", top));
+  }
   const double headroom = (top - scale.offset) / scale.scale;  // noise rms up to the highest level
   if (nbits > 2 && peak + 3.0 > headroom) {
     log_warning(

@@ -35,6 +35,11 @@ expect_usage "outside the observation" --frb time=100,dm=10,snr=10 --nsamples 10
 expect_usage "strength once" --period 10 --snrpeak 3 --fold-snr 10 --nsamples 1000 --seed 1
 expect_usage "snr=<folded S/N>, once" --psr period=5,snr=5,snrpeak=3 --nsamples 1000 --seed 1
 expect_usage "inclination" --period 10 --binary --binc 200 --nsamples 1000 --seed 1
+# A mean that puts the noise outside the output levels is warned of (the file is still written).
+"$fp" --seed 1 --nsamples 1000 --nbits 8 --mean -300 -o "$tmp/clip.fil" 2>"$tmp/err" || fail "--mean -300 refused"
+grep -q "more than half of the noise clips at 0" "$tmp/err" || fail "no warning for --mean -300: $(cat "$tmp/err")"
+"$fp" --seed 1 --nsamples 1000 --nbits 8 -o "$tmp/noclip.fil" 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || fail "a warning with the default levels: $(cat "$tmp/err")"
 # One dash works for every long option, SIGPROC's and ours alike.
 "$fp" -period 10 -nsamples 1000 -fold-snr 5 -seed 3 -o "$tmp/one.fil" -q
 "$fp" --period 10 --nsamples 1000 --fold-snr 5 --seed 3 -o "$tmp/two.fil" -q
