@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "edit.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "fastpsr/error.hpp"
@@ -9,6 +11,45 @@
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr::app {
+
+namespace {
+
+// What an edit may not leave behind, beyond validate_sigproc_header's checks: a header that no
+// longer describes the data in ways the readers would not notice (man header: "the result must
+// still be a valid header that describes the data"). Only the keys edited are judged, so a file
+// that was already odd can still have other keys changed.
+void check_edited(const SigprocHeader& h, const std::vector<std::string>& sets,
+                  const std::vector<std::string>& unsets) {
+  auto touched = [&](std::string_view key) {
+    for (const auto& kv : sets) {
+      if (std::string_view(kv).substr(0, kv.find('=')) == key) return true;
+    }
+    for (const auto& k : unsets) {
+      if (k == key) return true;
+    }
+    return false;
+  };
+  auto refuse = [](const std::string& what) { throw Error(ErrorCode::invalid_argument, what); };
+  if ((touched("data_type") || touched("nchans")) && h.data_type == 2 && h.nchans > 1) {
+    refuse(fmt::format("data_type 2 is a time series, but the header has {} channels", h.nchans));
+  }
+  const bool has_width = h.has("foff") && h.foff != 0.0;
+  if ((touched("foff") || touched("nchans")) && h.nchans > 1 && !has_width && h.frequency_table.empty()) {
+    refuse(
+        fmt::format("{} channels need a non-zero foff (the channel width, MHz): without it every channel "
+                    "sits at fch1",
+                    h.nchans));
+  }
+  // Packed sky angles (hhmmss.s, ddmmss.s).
+  if (touched("src_raj") && !(h.src_raj >= 0.0 && h.src_raj < 240000.0)) {
+    refuse(fmt::format("src_raj {} is not a packed right ascension hhmmss.s from 0 to 235959.9", h.src_raj));
+  }
+  if (touched("src_dej") && !(std::abs(h.src_dej) <= 900000.0)) {
+    refuse(fmt::format("src_dej {} is not a packed declination ddmmss.s from -900000 to 900000", h.src_dej));
+  }
+}
+
+}  // namespace
 
 void rewrite_sigproc(const std::string& in, const std::string& out, const std::vector<std::string>& sets,
                      const std::vector<std::string>& unsets) {
@@ -31,6 +72,7 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
     (void)sigproc_key_type(key);  // an unknown name is a typo, not a no-op
     h.remove_key(key);
   }
+  check_edited(h, sets, unsets);
   auto sink = open_sink(out);
   validate_sigproc_header(h, sink->name());
   write_sigproc_header(*sink, h);

@@ -17,7 +17,8 @@ cmp <(tail -c 200 "$WORK/in.fil") <(tail -c 200 "$WORK/out.fil") || fail "data c
 "$HEADER" - --set nbits=16 --unset nsamples -o - <"$WORK/in.fil" | "$HEADER" - -nbits -nsamples | tr '\n' ' ' | grep -qx "16 25 " ||
   fail "pipe"
 # Errors: no output appears.
-for bad in "--set nchans=0" "--set nbits=3" "--set nchans=3" "--set tsamp=abc" "--set nosuchkey=1" "--unset nosuchkey"; do
+for bad in "--set nchans=0" "--set nbits=3" "--set nchans=3" "--set tsamp=abc" "--set nosuchkey=1" "--unset nosuchkey" \
+  "--set data_type=2" "--unset foff" "--set foff=0" "--set src_raj=-5" "--set src_dej=-950000"; do
   set +e
   # shellcheck disable=SC2086
   "$HEADER" "$WORK/in.fil" $bad -o "$WORK/bad.fil" 2>"$WORK/err"
