@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "fastpsr/accel_backends.hpp"
 
+#include <atomic>
+
 #include "fastpsr/cpu/accel_cpu.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/log.hpp"
 #include "fastpsr/presto_fft.hpp"
 #include "fastpsr/tuning_keys.hpp"
 #include "tuned_options.hpp"
@@ -32,7 +35,21 @@ std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& probl
 RealFft make_real_fft(const DeviceChoice& device, bool host) {
   if (host || device.backend == Backend::cpu) return [](std::span<const float> x) { return presto_realfft(x); };
 #if FASTPSR_HAVE_CUDA_ACCEL
-  return [gpu = device.gpu_index](std::span<const float> x) { return cuda::presto_realfft_cuda(x, gpu); };
+  // Device memory short (the searcher's plane beside several trials' buffers on a small GPU):
+  // that trial is transformed on the host instead, said once.
+  return [gpu = device.gpu_index](std::span<const float> x) {
+    try {
+      return cuda::presto_realfft_cuda(x, gpu);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::resource) throw;
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true)) {
+        log_warning("GPU {}: no device memory for a time series' FFT ({}): FFTW on the host for such trials", gpu,
+                    e.what());
+      }
+      return presto_realfft(x);
+    }
+  };
 #else
   throw Error(ErrorCode::unsupported, "this build has no GPU acceleration search (use --device cpu)");
 #endif
