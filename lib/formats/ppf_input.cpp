@@ -162,7 +162,7 @@ class GuppiReader final : public VoltageReader {
           static_cast<double>(packet_samples(first.get_int_or("PKTIDX", 0, name))) * info_.tsamp_s / 86400.0;
       info_.has_tstart = true;
     }
-    start_block(first);
+    (void)start_block(first);  // the first block throws when cut short
   }
 
   [[nodiscard]] const std::string& name() const noexcept override { return src_->name(); }
@@ -205,7 +205,8 @@ class GuppiReader final : public VoltageReader {
     return static_cast<std::uint64_t>(pktidx * pktsize_ * 8 / per);
   }
 
-  void start_block(const GuppiHeader& h) {
+  // Reads the block's payload; false when the file ends inside it (after the first block).
+  bool start_block(const GuppiHeader& h) {
     const std::string& name = src_->name();
     if (h.get_int("OBSNCHAN", name) != info_.ncoarse || h.get_int("NPOL", name) != npol_card_ ||
         h.get_int("NBITS", name) != nbits_) {
@@ -230,10 +231,19 @@ class GuppiReader final : public VoltageReader {
     usable_ = ntime_ - overlap_;
     payload_.resize(static_cast<std::size_t>(blocsize));
     if (read_full(*src_, payload_.data(), payload_.size()) != payload_.size()) {
-      throw Error(
-          ErrorCode::format,
-          fmt::format("GUPPI block {} is truncated: its payload of BLOCSIZE {} bytes ends early", block_, blocsize),
-          name);
+      // A recording cut short: the whole blocks before are data (as a cut filterbank's whole
+      // samples are); a first block cut short leaves nothing.
+      if (block_ == 0) {
+        throw Error(
+            ErrorCode::format,
+            fmt::format("GUPPI block {} is truncated: its payload of BLOCSIZE {} bytes ends early", block_, blocsize),
+            name);
+      }
+      log_warning(
+          "{}: GUPPI block {} is truncated (its payload of BLOCSIZE {} bytes ends early): the file is taken "
+          "to end with the {} whole blocks before it",
+          name, block_, blocsize, block_);
+      return false;
     }
     // Packet index continuity: a forward jump is a gap of dropped blocks.
     if (pktsize_ > 0 && h.get("PKTIDX")) {
@@ -256,13 +266,12 @@ class GuppiReader final : public VoltageReader {
     }
     pos_ = 0;
     ++block_;
+    return true;
   }
 
   bool next_block() {
     const auto h = read_guppi_header(*src_);
-    if (!h) return false;
-    start_block(*h);
-    return true;
+    return h && start_block(*h);
   }
 
   std::unique_ptr<ByteSource> src_;

@@ -163,10 +163,24 @@ TEST_CASE("ppf input: GUPPI blocks with DIRECTIO padding, a PKTIDX gap filled wi
   for (int k = 3; k < 5; ++k) CHECK(data[(0 * n + static_cast<std::size_t>(k)) * 4] == 0);
   CHECK(data[(0 * n + 5) * 4] == 100);
   CHECK(data[(1 * n + 7) * 4 + 3] == 100 + 16 + 2 * 4 + 3);
-  // Truncated payload.
+  // A recording cut inside its second block: the first block's samples are the data (the cut
+  // block, and the gap its PKTIDX announced, are dropped), with a warning: the same bytes as the
+  // first block alone.
   file.erase(file.end() - 5, file.end());
   auto t = open_voltage_reader(memory_source(file, "t.raw"), std::nullopt);
-  CHECK_THROWS_WITH_AS(read_everything(*t, 16, n), doctest::Contains("truncated"), Error);
+  std::size_t nt = 0;
+  const auto cut = read_everything(*t, 16, nt);
+  CHECK(nt == 3);
+  const auto one = block(0, 0);
+  auto first = open_voltage_reader(memory_source(one, "one.raw"), std::nullopt);
+  std::size_t n1 = 0;
+  CHECK(cut == read_everything(*first, 16, n1));
+  CHECK(n1 == 3);
+  // Cut inside the first block: nothing to use.
+  std::vector<std::uint8_t> short_first = one;
+  short_first.erase(short_first.end() - 5, short_first.end());
+  CHECK_THROWS_WITH_AS(open_voltage_reader(memory_source(short_first, "s.raw"), std::nullopt),
+                       doctest::Contains("truncated"), Error);
 }
 
 TEST_CASE("ppf input: PSRDADA TFP and TPF are delivered coarse channel by coarse channel, with metadata") {
