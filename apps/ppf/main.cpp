@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -206,6 +207,8 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
   FASTPSR_EXPECTS(o.nbits == 8 || o.nbits == 32, "--nbits must be 8 or 32, got {}", o.nbits);
+  FASTPSR_EXPECTS(!o.tstart || (*o.tstart >= 0.0 && std::isfinite(*o.tstart)), "--tstart {}: an MJD is not negative",
+                  o.tstart.value_or(0.0));
   FASTPSR_EXPECTS(!(o.complex_out && o.nbits != 32), "--nbits applies to power output; --complex writes float32");
   FASTPSR_EXPECTS(!(o.complex_out && app.count("--nint") > 0),
                   "--nint applies to power output; --complex writes every spectrum");

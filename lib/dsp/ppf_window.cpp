@@ -44,6 +44,10 @@ WindowSpec parse_window(std::string_view text) {
   if (const auto colon = text.find(':'); colon != std::string_view::npos) {
     name = text.substr(0, colon);
     arg = text.substr(colon + 1);
+    if (arg.empty()) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--window '{}': nothing after the colon (kaiser:<beta>, or kaiser for beta 8.6)", text));
+    }
   }
   if (name == "rect") {
     w.kind = WindowKind::rect;

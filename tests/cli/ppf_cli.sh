@@ -47,6 +47,8 @@ expect_error 2 "--nint applies to power output" -C 64 --complex --nint 16 $raw d
 expect_error 2 "--detect applies to power output" -C 64 --complex --detect AA $raw d640.dat -o out.raw
 expect_error 2 "at least 2 output samples" -C 16 --nbits 8 --scale-rows 1 $raw d640.dat -o out.fil
 expect_error 2 "beta above 700" -C 16 --window kaiser:720 $raw d640.dat -o out.fil
+expect_error 2 "nothing after the colon" -C 16 --window kaiser: $raw d640.dat -o out.fil
+expect_error 2 "an MJD is not negative" -C 16 --format ci8 --fcentre 1400 --bw 400 --tstart -5 d640.dat -o out.fil
 python3 -c "open('zero.txt','w').write(' '.join(['0']*128))"
 expect_error 1 "zero.txt: the coefficients sum to zero" -C 16 -T 8 --coeffs zero.txt $raw d640.dat -o out.fil
 python3 -c "import struct; open('c127.bin','wb').write(struct.pack('<127f',*([1.0]*127)))"
