@@ -77,7 +77,16 @@ std::optional<TimeSeries> TimStreamReader::next() {
   try {
     h = read_sigproc_header(*src_);
   } catch (const Error& e) {
-    throw Error(e.code(), what + e.what(), src_->name());
+    // After a record, more bytes that are no header most often mean a single .tim whose header
+    // says fewer samples (nsamples) than it holds: in a stream, nsamples ends each record.
+    const std::string hint = records_ > 0
+                                 ? fmt::format(
+                                       " (record {} ended where its nsamples said: a .tim whose nsamples is below its "
+                                       "sample count cannot be streamed; read it as a file, or correct nsamples with "
+                                       "header --set)",
+                                       records_ - 1)
+                                 : std::string();
+    throw Error(e.code(), what + e.what() + hint, src_->name());
   }
   detail::require_timeseries_header(h, src_->name(), what);
   std::vector<float> samples;

@@ -137,6 +137,10 @@ TEST_CASE("tim-stream: garbage between records is an error naming the record") {
   TimStreamReader r(memory_source(bytes, "s"));
   REQUIRE(r.next());
   CHECK_THROWS_WITH_AS(r.next(), doctest::Contains("record 1: not a SIGPROC file"), Error);
+  // The usual cause (a .tim whose nsamples is below its data, piped) is named.
+  TimStreamReader again(memory_source(bytes, "s"));
+  REQUIRE(again.next());
+  CHECK_THROWS_WITH_AS(again.next(), doctest::Contains("cannot be streamed"), Error);
 }
 
 TEST_CASE("tim-stream: a plain .tim without nsamples is one record running to the end") {
