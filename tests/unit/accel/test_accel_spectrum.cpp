@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -117,6 +120,41 @@ TEST_CASE("accel spectrum: normalised noise has mean power 1 under every normali
   double mean = 0;
   for (std::size_t k = 1000; k < red.size(); ++k) mean += double(std::norm(red[k]));
   CHECK(mean / double(red.size() - 1000) == doctest::Approx(1.0).epsilon(0.03));
+}
+
+TEST_CASE("accel spectrum: presto_median equals the sorted definition bit for bit") {
+  // The radix selection against sorting: odd and even sizes, powers (exponential), ties, zeros,
+  // negative values and equal halves.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<float> expo(1.0F);
+  std::uniform_int_distribution<int> small(0, 3);
+  std::normal_distribution<float> g(0.0F, 5.0F);
+  auto reference = [](std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t hi = v.size() / 2;
+    if (v.size() % 2 == 1) return v[hi];
+    const float sum = v[hi - 1] + v[hi];
+    return static_cast<float>(0.5 * static_cast<double>(sum));
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(rng() % 2100);
+    std::vector<float> v(n);
+    const int kind = trial % 4;
+    for (auto& x : v) {
+      x = kind == 0   ? expo(rng)
+          : kind == 1 ? static_cast<float>(small(rng))  // many ties
+          : kind == 2 ? g(rng)                          // negative values
+                      : (rng() % 2 == 0 ? 0.0F : expo(rng));
+    }
+    const float want = reference(v);
+    std::vector<float> work = v;
+    const float got = presto_median(work);
+    CAPTURE(n);
+    CAPTURE(kind);
+    CHECK(std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(want));
+  }
 }
 
 TEST_CASE("accel spectrum: a series shorter than one PRESTO block is normalised to unit mean power") {
