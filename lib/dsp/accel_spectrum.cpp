@@ -238,21 +238,17 @@ SearchSpectrum normalise_for_search(std::span<const std::complex<float>> fft, Ac
       const std::int64_t window = blocks.fftlen / 2;
       std::vector<float> pows(static_cast<std::size_t>(window));
       auto add_block = [&](std::int64_t start) {
-        const std::int64_t first = start - blocks.halfwidth;
-        double med = 0.0;
-        if (static_cast<double>(start) < presto_end_r) {
-          for (std::int64_t i = 0; i < window; ++i) {
-            const std::int64_t b = first + i;
-            pows[static_cast<std::size_t>(i)] = b >= 0 && b < n ? power_of(fft[static_cast<std::size_t>(b)]) : 0.0F;
+        // PRESTO's blocks count the bins outside the spectrum as zeros; the others leave them out.
+        const bool padded = static_cast<double>(start) < presto_end_r;
+        std::size_t count = 0;
+        for (std::int64_t b = start - blocks.halfwidth; b < start - blocks.halfwidth + window; ++b) {
+          if (b >= 0 && b < n) {
+            pows[count++] = power_of(fft[static_cast<std::size_t>(b)]);
+          } else if (padded) {
+            pows[count++] = 0.0F;
           }
-          med = static_cast<double>(presto_median(pows));
-        } else {
-          const std::int64_t lo = std::max<std::int64_t>(first, 0);
-          const std::int64_t hi = std::min(first + window, n);
-          std::vector<float> have;
-          for (std::int64_t b = lo; b < hi; ++b) have.push_back(power_of(fft[static_cast<std::size_t>(b)]));
-          med = static_cast<double>(presto_median(have));
         }
+        const auto med = static_cast<double>(presto_median(std::span<float>(pows.data(), count)));
         out.scale_rk_start.push_back(2 * start);
         out.scale.push_back(med > 0.0 ? static_cast<float>(std::log(2.0) / med) : 0.0F);
       };

@@ -34,15 +34,13 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   FASTPSR_EXPECTS(p.rlo >= 0 && p.rlo <= static_cast<double>(numbins - 1),
                   "the lowest frequency to search ({} bins, {} Hz) is outside the spectrum (0 to {} bins)", p.rlo,
                   p.rlo / T_s, numbins - 1);
-  double hi = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
-  hi = std::min(hi, static_cast<double>(numbins - 1));
-  p.rhi = hi;
+  const double asked_hi = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
+  p.rhi = std::min(asked_hi, static_cast<double>(numbins - 1));
   if (!(p.rhi > p.rlo)) {
     const std::string lo = c.rlo ? fmt::format("-rlo {}", *c.rlo) : fmt::format("-flo {} Hz", c.flo_hz);
-    const double asked = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
-    const std::string up = asked > static_cast<double>(numbins - 1) ? std::string("the spectrum")
-                           : c.rhi                                  ? fmt::format("-rhi {}", *c.rhi)
-                                                                    : fmt::format("-fhi {} Hz", c.fhi_hz);
+    const std::string up = asked_hi > static_cast<double>(numbins - 1) ? std::string("the spectrum")
+                           : c.rhi                                     ? fmt::format("-rhi {}", *c.rhi)
+                                                                       : fmt::format("-fhi {} Hz", c.fhi_hz);
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("the search range is empty: {} starts at bin {} ({:.6g} Hz) and {} ends at bin {} "
                             "({:.6g} Hz) of this {:.6g} s series",
