@@ -317,33 +317,6 @@ std::size_t writer_threads(int requested) {
   return std::min<std::size_t>(requested > 0 ? static_cast<std::size_t>(requested) : hw, 8);
 }
 
-// What dedispersion needs of the header, said with the file's name (status 1: the file's content).
-// A missing foff reads as 0: every channel then sits at fch1, every DM trial would be the same
-// series, and a search of it would find no dispersion at all, so it is refused.
-void check_dedisp_header(const SigprocHeader& h, const std::string& name) {
-  if (h.nifs != 1) {
-    throw Error(ErrorCode::unsupported,
-                fmt::format("dedispersion needs one IF (nifs = 1, total intensity); the file has nifs = {}: sum "
-                            "or select the IFs first",
-                            h.nifs),
-                name);
-  }
-  if (h.frequency_table.empty()) {
-    if (!(std::isfinite(h.fch1) && h.fch1 > 0.0)) {
-      throw Error(ErrorCode::format,
-                  fmt::format("fch1 is {} MHz (missing or not positive): the channel frequencies are unknown", h.fch1),
-                  name);
-    }
-    if (h.nchans > 1 && !(std::isfinite(h.foff) && h.foff != 0.0)) {
-      throw Error(ErrorCode::format,
-                  fmt::format("foff is {} MHz (missing or zero) with {} channels: every channel would sit at fch1 "
-                              "and every DM trial be the same series; set it with `header --set foff=...`",
-                              h.foff, h.nchans),
-                  name);
-    }
-  }
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
   Options o;
@@ -367,8 +340,7 @@ int run(int argc, char** argv) {
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
   }
-  check_dedisp_header(h, reader->name());
-  DedispInput input = DedispInput::from_header(h);
+  DedispInput input = DedispInput::from_header(h, reader->name());
 
   bool show_only = false;
   const std::vector<Range> ranges = dm_ranges(o, h, show_only);

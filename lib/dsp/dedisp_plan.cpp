@@ -30,10 +30,27 @@ double dm_delay_s(DelayModel m, double dm, double f_mhz, double f_ref_mhz) {
   return 4148.741601 * (1.0 / (f_mhz * f_mhz) - 1.0 / (f_ref_mhz * f_ref_mhz)) * dm;
 }
 
-DedispInput DedispInput::from_header(const SigprocHeader& h) {
+DedispInput DedispInput::from_header(const SigprocHeader& h, const std::string& name) {
   if (h.nifs != 1) {
     throw Error(ErrorCode::unsupported,
-                fmt::format("dedispersion needs nifs = 1 (total intensity); the file has nifs = {}", h.nifs));
+                fmt::format("dedispersion needs one IF (nifs = 1, total intensity); the file has nifs = {}: sum "
+                            "or select the IFs first",
+                            h.nifs),
+                name);
+  }
+  if (h.frequency_table.empty()) {
+    if (!(std::isfinite(h.fch1) && h.fch1 > 0.0)) {
+      throw Error(ErrorCode::format,
+                  fmt::format("fch1 is {} MHz (missing or not positive): the channel frequencies are unknown", h.fch1),
+                  name);
+    }
+    if (h.nchans > 1 && !(std::isfinite(h.foff) && h.foff != 0.0)) {
+      throw Error(ErrorCode::format,
+                  fmt::format("foff is {} MHz (missing or zero) with {} channels: every channel would sit at fch1 "
+                              "and every DM trial be the same series; set it with `header --set foff=...`",
+                              h.foff, h.nchans),
+                  name);
+    }
   }
   DedispInput in;
   in.nchans = h.nchans;

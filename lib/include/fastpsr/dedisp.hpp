@@ -49,8 +49,11 @@ struct DedispInput {
   double tsamp_s = 0.0;
   int nbits = 8;
   bool is_signed = false;
-  /// From a SIGPROC header (nifs must be 1: Error(unsupported) otherwise).
-  static DedispInput from_header(const SigprocHeader& h);
+  /// From a SIGPROC header, whose errors name `name` (the file): nifs must be 1
+  /// (Error(unsupported)); the channels need a positive fch1 and, with more than one, a non-zero
+  /// foff or a frequency table (Error(format): a missing foff puts every channel at fch1 and makes
+  /// every DM trial the same series).
+  static DedispInput from_header(const SigprocHeader& h, const std::string& name = {});
   /// Packed bytes of one input sample.
   [[nodiscard]] std::size_t bytes_per_sample() const {
     return static_cast<std::size_t>(nchans) * static_cast<std::size_t>(nbits) / 8;
