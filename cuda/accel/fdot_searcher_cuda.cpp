@@ -411,7 +411,7 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   const auto& table = sub_zi_host_;
   sub_zi_ = DeviceBuffer<int>(std::max<std::size_t>(table.size(), 1));
   if (!table.empty()) {
-    FASTPSR_CUDA_TRY(cudaMemcpy(sub_zi_.get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+    copy_to_device_now(sub_zi_.get(), table.data(), table.size() * sizeof(int));
   }
   scale_cols_ = DeviceBuffer<float>(batch * static_cast<std::size_t>(os_.plane_cols));
   hits_ = DeviceBuffer<DeviceHit>(slots * batch * capacity_);
@@ -443,7 +443,7 @@ void CudaSearcher::make_templates() {
       std::copy(row.begin(), row.end(), g.begin() + static_cast<std::ptrdiff_t>((pair * os_.phases() + phase) * m));
     }
   }
-  FASTPSR_CUDA_TRY(cudaMemcpy(templates_.get(), g.data(), g.size() * sizeof(float2), cudaMemcpyHostToDevice));
+  copy_to_device_now(templates_.get(), g.data(), g.size() * sizeof(float2));
   // K[k] = (1/M) sum_t G[t] exp(+2 pi i k t / M): cuFFT's (unnormalised) inverse, scaled.
   {
     const CufftPlan plan(m, rows, compute_.get());
@@ -454,7 +454,7 @@ void CudaSearcher::make_templates() {
   }
   std::vector<float2> w(twiddles_.size());
   fft::fill_stockham_twiddles(log2m_, log2r_, w.data());
-  FASTPSR_CUDA_TRY(cudaMemcpy(twiddles_.get(), w.data(), w.size() * sizeof(float2), cudaMemcpyHostToDevice));
+  copy_to_device_now(twiddles_.get(), w.data(), w.size() * sizeof(float2));
 }
 
 const CufftPlan& CudaSearcher::forward_plan(int spectra) {

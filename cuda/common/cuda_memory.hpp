@@ -75,6 +75,26 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
+/// Copies `bytes` from host memory to the device and returns when they are there. cudaMemcpy
+/// from pageable memory returns once the data is staged, before the DMA has landed, and
+/// cudaMemset only enqueues; both go to the legacy default stream, which kernels on the
+/// non-blocking streams used everywhere here do not wait for. On a GPU shared with other
+/// processes that ordering was seen to fail (dedisp's second gulp summed a buffer that a late
+/// cudaMemset of the set-up had just cleared), so set-up copies and clears use these.
+inline void copy_to_device_now(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
+  FASTPSR_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
+/// Sets `bytes` of device memory to zero and returns when that is done (copy_to_device_now
+/// says why).
+inline void zero_device_now(void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  FASTPSR_CUDA_TRY(cudaMemsetAsync(dst, 0, bytes, cudaStreamLegacy));
+  FASTPSR_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 /// A non-blocking stream (no implicit synchronisation with the legacy default stream).
 class Stream {
  public:

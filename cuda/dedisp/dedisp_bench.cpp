@@ -41,7 +41,7 @@ DedispKernelTiming time_dedisp_kernels(const DedispPlan& plan, const DedispOptio
       std::memcpy(host.data() + i, &r, std::min<std::size_t>(8, host.size() - i));
     }
   }
-  FASTPSR_CUDA_TRY(cudaMemcpy(engine.in_slot(0), host.data(), host.size(), cudaMemcpyHostToDevice));
+  copy_to_device_now(engine.in_slot(0), host.data(), host.size());
 
   const GulpWork w = engine.plan_gulp(n_new, 0, 0, 0);
   Stream stream;

@@ -110,15 +110,15 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
   cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
 
   d_records_ = DeviceBuffer<std::int32_t>(records_.ints.size());
-  FASTPSR_CUDA_TRY(cudaMemcpy(d_records_.get(), records_.ints.data(), d_records_.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_now(d_records_.get(), records_.ints.data(), d_records_.bytes());
   d_kept_ = DeviceBuffer<int>(kept_.size());
-  FASTPSR_CUDA_TRY(cudaMemcpy(d_kept_.get(), kept_.data(), d_kept_.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_now(d_kept_.get(), kept_.data(), d_kept_.bytes());
   d_g_ = DeviceBuffer<std::uint32_t>(kept_.size() * static_cast<std::size_t>(g_words_));
   // Zeroed once, so no kernel ever reads memory nothing wrote.
-  FASTPSR_CUDA_TRY(cudaMemset(d_g_.get(), 0, d_g_.bytes()));
+  zero_device_now(d_g_.get(), d_g_.bytes());
   for (auto& h : d_hist_) {
     h = DeviceBuffer<std::uint8_t>(kept_.size() * static_cast<std::size_t>(hist_pitch_) * element_bytes_);
-    FASTPSR_CUDA_TRY(cudaMemset(h.get(), 0, h.bytes()));
+    zero_device_now(h.get(), h.bytes());
   }
   for (int i = 0; i < slots; ++i) {
     in_.emplace_back(gulp_ds_ * static_cast<std::size_t>(plan_.downsample()) * bps_);

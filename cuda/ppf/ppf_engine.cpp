@@ -404,9 +404,9 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   const std::size_t chunk = static_cast<std::size_t>(cfg_.chunk_spectra);
   const std::size_t f = static_cast<std::size_t>(plan_.ncoarse());
   coeff_ = DeviceBuffer<float>(plan_.coeffs.size());
-  FASTPSR_CUDA_TRY(cudaMemcpy(coeff_.get(), plan_.coeffs.data(), coeff_.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_now(coeff_.get(), plan_.coeffs.data(), coeff_.bytes());
   phase_ = DeviceBuffer<float2>(plan_.phase.size() / 2);  // (re, im) pairs
-  FASTPSR_CUDA_TRY(cudaMemcpy(phase_.get(), plan_.phase.data(), phase_.bytes(), cudaMemcpyHostToDevice));
+  copy_to_device_now(phase_.get(), plan_.phase.data(), phase_.bytes());
   if (cfg_.fused_fft || cfg_.fir_fft || cfg_.persist) {
     // The Stockham FFT of the fused kernel takes exp(+2πi·t/C); the cluster kernel too, followed
     // by exp(+2πi·t/M) for its M = C/16-point transforms.
@@ -422,7 +422,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
     fill(0, c);
     if (m > 0) fill(c, m);
     twiddle_ = DeviceBuffer<float2>(c + m);
-    FASTPSR_CUDA_TRY(cudaMemcpy(twiddle_.get(), tw.data(), twiddle_.bytes(), cudaMemcpyHostToDevice));
+    copy_to_device_now(twiddle_.get(), tw.data(), twiddle_.bytes());
   }
   if (cfg_.fir_fft) return;  // no intermediate buffer, no cuFFT plan
   if (cfg_.persist) {        // the ring instead of the chunk buffers, no cuFFT plan
@@ -434,7 +434,7 @@ PpfEngine::PpfEngine(const ChanneliserPlan& plan, const GpuConfig& cfg, cudaStre
   filt_each_ = f * chunk * c * pol;
   filt_ = DeviceBuffer<float2>(filt_each_ * static_cast<std::size_t>(cfg_.buffers));
   // A partial chunk transforms stale spectra too; they must be finite from the start.
-  FASTPSR_CUDA_TRY(cudaMemset(filt_.get(), 0, filt_.bytes()));
+  zero_device_now(filt_.get(), filt_.bytes());
   if (cfg_.buffers == 2) {
     second_.emplace();
     for (int b = 0; b < 2; ++b) {
