@@ -2,6 +2,7 @@
 #include "fastpsr/accel_backends.hpp"
 
 #include <atomic>
+#include <memory>
 
 #include "fastpsr/cpu/accel_cpu.hpp"
 #include "fastpsr/error.hpp"
@@ -37,9 +38,11 @@ RealFft make_real_fft(const DeviceChoice& device, bool host) {
 #if FASTPSR_HAVE_CUDA_ACCEL
   // Device memory short (the searcher's plane beside several trials' buffers on a small GPU):
   // that trial is transformed on the host instead, said once.
-  return [gpu = device.gpu_index](std::span<const float> x) {
+  // One RealFftCuda for the run: its workspaces (plans, buffers) serve trial after trial.
+  auto fft = std::make_shared<cuda::RealFftCuda>(device.gpu_index);
+  return [gpu = device.gpu_index, fft](std::span<const float> x) {
     try {
-      return cuda::presto_realfft_cuda(x, gpu);
+      return fft->transform(x);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::resource) throw;
       static std::atomic<bool> said{false};

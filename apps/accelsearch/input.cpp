@@ -2,6 +2,7 @@
 #include "input.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -62,7 +63,9 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const
     in.inf_text = format_inf(in.inf);
     in.write_inf = true;
   }
+  const auto t0 = std::chrono::steady_clock::now();
   in.fft = fft(x);
+  in.fft_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return in;
 }
 

@@ -24,6 +24,7 @@ struct AccelInput {
   std::string inf_text;                  ///< the .inf as appended to the ACCEL file
   bool from_fft = false;                 ///< a .fft file (PRESTO writes .txtcand only then)
   bool write_inf = false;                ///< no .inf exists: write <root>.inf beside the outputs
+  double fft_s = 0;                      ///< seconds of the real FFT (a time series only)
 };
 
 /// Reads one input file and, for a time series, FFTs it. Throws Error naming the file: missing

@@ -48,11 +48,12 @@ struct Trial {
 struct StageTotals {
   std::mutex mutex;
   std::size_t trials = 0;
-  double read = 0, prepare = 0, search = 0, finish = 0;
+  double read = 0, fft = 0, prepare = 0, search = 0, finish = 0;
   void add(const Trial& t) {
     const std::lock_guard lock(mutex);
     ++trials;
     read += t.read_s;
+    fft += t.in.fft_s;
     prepare += t.prepare_s;
     search += t.search_s;
     finish += t.finish_s;
@@ -60,9 +61,10 @@ struct StageTotals {
   void print(double wall_s, int stage_threads) {
     if (trials == 0) return;
     log_verbose(
-        "stages over {} trials, summed: read and FFT {:.3f} s, prepare {:.3f} s, search {:.3f} s, optimise and "
-        "write {:.3f} s ({} threads each for reading, preparing and finishing); wall {:.3f} s, {:.4f} s a trial",
-        trials, read, prepare, search, finish, stage_threads, wall_s, wall_s / static_cast<double>(trials));
+        "stages over {} trials, summed: read and FFT {:.3f} s (the FFT {:.3f} s), prepare {:.3f} s, search {:.3f} s, "
+        "optimise and write {:.3f} s ({} threads each for reading, preparing and finishing); wall {:.3f} s, {:.4f} s a "
+        "trial",
+        trials, read, fft, prepare, search, finish, stage_threads, wall_s, wall_s / static_cast<double>(trials));
   }
 };
 using TrialPtr = std::unique_ptr<Trial>;

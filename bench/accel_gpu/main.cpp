@@ -9,10 +9,12 @@
 // FFT models against the measured ceilings, and whether the injected pulsar was found.
 //
 //   bench/accel_gpu [--device N] [--reps N] [--spectra N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
-//                   [--quick] [--no-main] [--config key=value,key=value ...]
+//                   [--quick] [--no-main] [--config key=value,key=value ...] [--realfft]
 // --config (repeatable) runs that --gpu-config on fdas-8m zmax 200 16 harmonics instead of the
 // sweep's list (the key "interp=interbin" picks interbinning). --no-main skips the per-setup rows
 // (only the sweep or the --config runs: e.g. for a profiler that takes the first launch).
+// --realfft adds the table of the time series' real FFT (realfft.hpp); with --setups none and
+// --no-sweep it is all that runs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +33,7 @@
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/version.hpp"
+#include "realfft.hpp"
 #if defined(FASTPSR_HAVE_CUDA)
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
@@ -246,6 +249,7 @@ int run(int argc, char** argv) {
   bool cpu = true;
   bool quick = false;
   bool main_rows = true;
+  bool realfft = false;
   std::string setups = "fdas-2m,fdas-8m";
   std::vector<std::pair<AccelInterp, Config>> chosen;
   for (int i = 1; i < argc; ++i) {
@@ -270,6 +274,8 @@ int run(int argc, char** argv) {
       quick = true;
     } else if (a == "--no-main") {
       main_rows = false;
+    } else if (a == "--realfft") {
+      realfft = true;
     } else if (a == "--config") {
       std::stringstream list(value());
       std::string item;
@@ -288,7 +294,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu] "
-                   "[--quick] [--no-main] [--spectra N] [--config key=value,...]\n");
+                   "[--quick] [--no-main] [--spectra N] [--config key=value,...] [--realfft]\n");
       return 2;
     }
   }
@@ -311,6 +317,7 @@ int run(int argc, char** argv) {
       "harmonics)\n",
       ctx.reps, kPulsarHz, kPulsarZ, kPulsarHarmonics);
 
+  if (realfft) bench::run_realfft_table(ctx.device);
   const std::vector<Setup> all_setups = {{"fdas-2m", std::int64_t{1} << 21, {0, 50, 200}},
                                          {"fdas-8m", std::int64_t{1} << 23, {0, 50, 200, 300}}};
   std::vector<Row> rows;

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: MIT
-// presto_realfft on a GPU (see fastpsr/cuda/accel_cuda.hpp for why). Each call owns its stream,
-// device buffers and cuFFT plan, so the accelsearch tool's preparing threads may transform
-// several DM trials at once while the searcher uses the same device.
+// presto_realfft on a GPU (see fastpsr/cuda/accel_cuda.hpp for why). A RealFftCuda keeps a pool
+// of workspaces (stream, device buffers, cuFFT plans), one for each caller at a time, so the
+// accelsearch tool's preparing threads transform several DM trials at once and reuse plans and
+// buffers from one trial to the next while the searcher uses the same device.
 #include <cuda_runtime_api.h>
 #include <cufft.h>
 
+#include <algorithm>
+#include <bit>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "accel/bluestein_kernels.hpp"
 #include "accel/cufft_plan.hpp"
 #include "common/cuda_memory.hpp"
 #include "common/cuda_try.hpp"
@@ -20,79 +28,153 @@
 namespace fastpsr::cuda {
 namespace {
 
-// Device memory from the stream-ordered allocator: cudaFree would synchronise the whole device,
-// stalling the search running beside the preparing threads on it.
+using accel::CufftPlan;
+
+// Device memory from the stream-ordered allocator, grown when a longer series comes: cudaFree
+// would synchronise the whole device, stalling the search running beside the preparing threads.
 class AsyncBuffer {
  public:
-  AsyncBuffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes > 0) FASTPSR_CUDA_TRY(cudaMallocAsync(&ptr_, bytes, stream));
-  }
-  ~AsyncBuffer() {
-    if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
-  }
+  explicit AsyncBuffer(cudaStream_t stream) : stream_(stream) {}
+  ~AsyncBuffer() { release(); }
   AsyncBuffer(const AsyncBuffer&) = delete;
   AsyncBuffer& operator=(const AsyncBuffer&) = delete;
-  [[nodiscard]] void* get() const noexcept { return ptr_; }
+  void* reserve(std::size_t bytes) {
+    if (bytes > bytes_) {
+      release();
+      FASTPSR_CUDA_TRY(cudaMallocAsync(&ptr_, bytes, stream_));
+      bytes_ = bytes;
+    }
+    return ptr_;
+  }
 
  private:
+  void release() noexcept {
+    if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
   void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
   cudaStream_t stream_;
 };
 
-// A real-to-complex plan of n points whose work area the caller provides, destroyed however the
-// call ends.
-class RealPlan {
- public:
-  RealPlan(int n, cudaStream_t stream) {
-    FASTPSR_CUFFT_TRY(cufftCreate(&plan_));
-    owned_ = true;
-    FASTPSR_CUFFT_TRY(cufftSetAutoAllocation(plan_, 0));
-    FASTPSR_CUFFT_TRY(cufftMakePlan1d(plan_, n, CUFFT_R2C, 1, &work_bytes_));
-    FASTPSR_CUFFT_TRY(cufftSetStream(plan_, stream));
+// True when every prime factor of m is at most 7: cuFFT plans such lengths in ~1 ms.
+bool smooth(std::size_t m) {
+  for (const std::size_t p : {std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7}}) {
+    while (m % p == 0) m /= p;
   }
-  ~RealPlan() {
-    if (owned_) (void)cufftDestroy(plan_);
-  }
-  RealPlan(const RealPlan&) = delete;
-  RealPlan& operator=(const RealPlan&) = delete;
-  [[nodiscard]] cufftHandle get() const noexcept { return plan_; }
-  [[nodiscard]] std::size_t work_bytes() const noexcept { return work_bytes_; }
-
- private:
-  cufftHandle plan_ = 0;
-  bool owned_ = false;
-  std::size_t work_bytes_ = 0;
-};
+  return m == 1;
+}
 
 }  // namespace
 
-std::vector<std::complex<float>> presto_realfft_cuda(std::span<const float> x, int device) {
+// One caller's stream, buffers and plans. The plans stay for the next series: a direct plan
+// for its length, the Bluestein plan for its power of two.
+struct RealFftCuda::Workspace {
+  Stream stream;
+  AsyncBuffer input{stream.get()};
+  AsyncBuffer first{stream.get()};
+  AsyncBuffer second{stream.get()};
+  AsyncBuffer work{stream.get()};
+  CufftPlan direct;     // CUFFT_R2C of n points
+  CufftPlan bluestein;  // CUFFT_C2C of M points
+
+  void* work_area(const CufftPlan& plan) { return work.reserve(plan.work_bytes()); }
+};
+
+RealFftCuda::RealFftCuda(int device, std::size_t bluestein_from_bins)
+    : device_(device), bluestein_from_(bluestein_from_bins) {}
+
+RealFftCuda::~RealFftCuda() = default;
+
+bool RealFftCuda::uses_bluestein(std::size_t n) const {
+  const std::size_t m = n / 2;
+  const std::size_t M = std::bit_ceil(2 * m - 1);
+  return m >= bluestein_from_ && !smooth(m) && M <= (std::size_t{1} << 30);
+}
+
+std::unique_ptr<RealFftCuda::Workspace> RealFftCuda::acquire(std::size_t n) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      // The workspace whose plan fits this length, else the one used last.
+      auto it = std::find_if(idle_.begin(), idle_.end(), [&](const std::unique_ptr<Workspace>& w) {
+        return uses_bluestein(n)
+                   ? w->bluestein.valid() && static_cast<std::size_t>(w->bluestein.points()) == std::bit_ceil(n - 1)
+                   : w->direct.valid() && static_cast<std::size_t>(w->direct.points()) == n;
+      });
+      if (it == idle_.end()) it = std::prev(idle_.end());
+      auto w = std::move(*it);
+      idle_.erase(it);
+      return w;
+    }
+  }
+  FASTPSR_CUDA_TRY(cudaSetDevice(device_));
+  return std::make_unique<Workspace>();
+}
+
+void RealFftCuda::release(std::unique_ptr<Workspace> w) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(std::move(w));
+}
+
+std::vector<std::complex<float>> RealFftCuda::transform(std::span<const float> x) {
   const std::size_t n = x.size();
   FASTPSR_EXPECTS(n >= 2 && n % 2 == 0, "real FFT: the series length must be even and >= 2, got {}", n);
   FASTPSR_EXPECTS(n <= static_cast<std::size_t>(INT32_MAX), "real FFT: {} samples are more than cuFFT's 1-D plans take",
                   n);
-  const std::size_t half = n / 2;
-  FASTPSR_CUDA_TRY(cudaSetDevice(device));
-  Stream stream;
-  std::vector<std::complex<float>> result(half + 1);
-  {
-    // Destroyed in reverse order: the buffers' frees are queued on the stream before it goes.
-    RealPlan plan(static_cast<int>(n), stream.get());
-    AsyncBuffer work(plan.work_bytes(), stream.get());
-    AsyncBuffer in(n * sizeof(float), stream.get());
-    AsyncBuffer out((half + 1) * sizeof(cufftComplex), stream.get());
-    if (plan.work_bytes() > 0) FASTPSR_CUFFT_TRY(cufftSetWorkArea(plan.get(), work.get()));
-    FASTPSR_CUDA_TRY(cudaMemcpyAsync(in.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream.get()));
-    FASTPSR_CUFFT_TRY(
-        cufftExecR2C(plan.get(), static_cast<cufftReal*>(in.get()), static_cast<cufftComplex*>(out.get())));
-    FASTPSR_CUDA_TRY(cudaMemcpyAsync(result.data(), out.get(), (half + 1) * sizeof(cufftComplex),
-                                     cudaMemcpyDeviceToHost, stream.get()));
-    FASTPSR_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+  const std::size_t m = n / 2;
+  FASTPSR_CUDA_TRY(cudaSetDevice(device_));
+  std::unique_ptr<Workspace> w = acquire(n);
+  Workspace& ws = *w;
+  const cudaStream_t s = ws.stream.get();
+  // A failed call leaves the workspace out of the pool: whatever it holds is freed with it.
+  std::vector<std::complex<float>> result;
+  void* in = ws.input.reserve(n * sizeof(float));
+  FASTPSR_CUDA_TRY(cudaMemcpyAsync(in, x.data(), n * sizeof(float), cudaMemcpyHostToDevice, s));
+  if (uses_bluestein(n)) {
+    const std::size_t M = std::bit_ceil(2 * m - 1);  // == bit_ceil(n - 1)
+    if (!ws.bluestein.valid() || static_cast<std::size_t>(ws.bluestein.points()) != M) {
+      ws.bluestein = CufftPlan();
+      ws.bluestein = CufftPlan(static_cast<int>(M), 1, s, CUFFT_C2C, true);
+    }
+    ws.bluestein.set_work_area(ws.work_area(ws.bluestein));
+    auto* a = static_cast<cufftComplex*>(ws.first.reserve(M * sizeof(cufftComplex)));
+    auto* b = static_cast<cufftComplex*>(ws.second.reserve(M * sizeof(cufftComplex)));
+    const auto mm = static_cast<long long>(m);
+    const auto MM = static_cast<long long>(M);
+    FASTPSR_CUDA_TRY(accel::launch_bluestein_filter(mm, b, MM, s));
+    ws.bluestein.exec(b, CUFFT_FORWARD);
+    FASTPSR_CUDA_TRY(accel::launch_bluestein_premultiply(in, mm, a, MM, s));
+    ws.bluestein.exec(a, CUFFT_FORWARD);
+    FASTPSR_CUDA_TRY(accel::launch_bluestein_multiply(a, b, MM, 1.0F / static_cast<float>(M), s));
+    ws.bluestein.exec(a, CUFFT_INVERSE);
+    FASTPSR_CUDA_TRY(accel::launch_bluestein_real_finish(a, mm, b, s));
+    result.resize(m);
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(result.data(), b, m * sizeof(cufftComplex), cudaMemcpyDeviceToHost, s));
+    FASTPSR_CUDA_TRY(cudaStreamSynchronize(s));
+  } else {
+    if (!ws.direct.valid() || static_cast<std::size_t>(ws.direct.points()) != n) {
+      ws.direct = CufftPlan();
+      ws.direct = CufftPlan(static_cast<int>(n), 1, s, CUFFT_R2C, true);
+    }
+    ws.direct.set_work_area(ws.work_area(ws.direct));
+    auto* out = static_cast<cufftComplex*>(ws.first.reserve((m + 1) * sizeof(cufftComplex)));
+    ws.direct.exec_r2c(static_cast<const cufftReal*>(in), out);
+    result.resize(m + 1);
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(result.data(), out, (m + 1) * sizeof(cufftComplex), cudaMemcpyDeviceToHost, s));
+    FASTPSR_CUDA_TRY(cudaStreamSynchronize(s));
+    // PRESTO's packing: the Nyquist bin's real part rides in bin 0's imaginary part.
+    result[0] = {result[0].real(), result[m].real()};
+    result.resize(m);
   }
-  // PRESTO's packing: the Nyquist bin's real part rides in bin 0's imaginary part.
-  result[0] = {result[0].real(), result[half].real()};
-  result.resize(half);
+  release(std::move(w));
   return result;
+}
+
+std::vector<std::complex<float>> presto_realfft_cuda(std::span<const float> x, int device) {
+  RealFftCuda fft(device);
+  return fft.transform(x);
 }
 
 }  // namespace fastpsr::cuda

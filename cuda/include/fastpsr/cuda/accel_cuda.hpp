@@ -56,9 +56,11 @@
 ///                       twice the plane memory; same hits. Default 0: measured no faster (H100,
 ///                       fdas-8m: 21.1 against 20.9 ms a trial; docs/PERFORMANCE.md).
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -133,14 +135,42 @@ std::unique_ptr<CudaFdotSearcher> make_cuda_fdot_searcher(const AccelSearchProbl
 std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& problem, const AccelSearchOptions& options,
                                                  int device);
 
-/// presto_realfft (fastpsr/presto_fft.hpp) by cuFFT on GPU `device`: the same PRESTO packing
-/// (bin 0 holds the DC and Nyquist real parts), float32 rounding of cuFFT's algorithm rather
-/// than FFTW's. For the time series of DM trials, whose lengths (the samples each DM keeps) are
-/// seldom products of small primes: FFTW plans each such length anew, under its global planner
-/// lock, and runs it at a fraction of a power of two's speed (a 2^22-sample trial took ~0.3 s of
-/// a host thread); cuFFT transforms it in a few ms. Safe to call from several threads at once
-/// (each call has its own stream, buffers and plan). Throws Error(resource) when the device
+/// presto_realfft (fastpsr/presto_fft.hpp) on GPU `device`: the same PRESTO packing (bin 0
+/// holds the DC and Nyquist real parts), float32 rounding of cuFFT rather than FFTW. For the time
+/// series of DM trials, whose lengths (the samples each DM keeps) are seldom products of small
+/// primes: FFTW plans each such length anew, under its global planner lock, and runs it at a
+/// fraction of a power of two's speed (a 2^22-sample trial took ~0.3 s of a host thread); cuFFT
+/// runs it in 0.2 ms but spends ~10 ms making its plan, one plan at a time in the process. So
+/// lengths whose half has a prime factor above 7 are transformed by Bluestein's algorithm on
+/// power-of-two cuFFT plans (bluestein_kernels.hpp), which one workspace keeps from trial to
+/// trial; other lengths by a cuFFT real-to-complex plan of their own, kept for the next series of
+/// the same length. Which of the two a length takes depends on the length only, never on what
+/// ran before. Safe to call from several threads at once: each call takes a workspace (stream,
+/// device buffers, plans) from the pool, or makes one. Throws Error(resource) when the device
 /// memory is short, Error(device) for other CUDA or cuFFT failures.
+class RealFftCuda {
+ public:
+  /// `bluestein_from_bins`: lengths of fewer bins (n / 2) keep a plan of their own (tests lower it).
+  explicit RealFftCuda(int device, std::size_t bluestein_from_bins = 4096);
+  ~RealFftCuda();
+  RealFftCuda(const RealFftCuda&) = delete;
+  RealFftCuda& operator=(const RealFftCuda&) = delete;
+  /// The n / 2 bins of the even-length series `x` in PRESTO's packing.
+  std::vector<std::complex<float>> transform(std::span<const float> x);
+  /// Whether a series of `n` samples is transformed by Bluestein's algorithm.
+  [[nodiscard]] bool uses_bluestein(std::size_t n) const;
+
+ private:
+  struct Workspace;
+  std::unique_ptr<Workspace> acquire(std::size_t n);
+  void release(std::unique_ptr<Workspace> w);
+  int device_;
+  std::size_t bluestein_from_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Workspace>> idle_;
+};
+
+/// One transform by a RealFftCuda of its own (tests, single calls).
 std::vector<std::complex<float>> presto_realfft_cuda(std::span<const float> x, int device);
 
 /// The device's own ceilings for the benchmark (benchmarks.md "Limits").
