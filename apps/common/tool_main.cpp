@@ -92,6 +92,18 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
 }
 
 void parse(CLI::App& app, std::vector<std::string> args) {
+  // CLI11 reads "-headerless" as the cluster "-h -e -a ..." and answers its "-h" with the help on
+  // stdout and status 0, so a SIGPROC or PRESTO option we do not know (dedisperse -headerless,
+  // accelsearch -harmpolish) would end a script's step "successfully" with the help as its
+  // output. No tool has another one-letter option h: such an argument is an unknown option.
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
+      print_error("", fmt::format("unknown option '{}' (-h alone asks for the help)", a));
+      std::fprintf(stderr, "Run '%s --help' for the options.\n", g_tool.c_str());
+      throw ParseExit{kExitUsage};
+    }
+  }
   try {
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     app.parse(args);
