@@ -398,7 +398,12 @@ int run(int argc, char** argv) {
     p.model = model;
     p.keep = keep;
     p.presto_nsub = std::min(o.nsub, h.nchans);  // more subbands than channels: one each, as prepsubband
-    plans.push_back(make_dedisp_plan(p));
+    try {
+      plans.push_back(make_dedisp_plan(p));
+    } catch (const Error& e) {
+      if (!e.path().empty()) throw;
+      throw Error(e.code(), e.what(), reader->name());  // what the input's header asks of the plan
+    }
   }
   auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {
     return Error(ErrorCode::invalid_argument,

@@ -211,10 +211,12 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
         s = stage1[ii] + stage2[sb];
       }
       if (s < 0) {
-        throw Error(ErrorCode::invalid_argument,
-                    fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "
-                                "model: the sigproc model needs channel 0 to be the highest (foff < 0)",
-                                c, freqs[c], plan.ref_freq_mhz, to_string(problem.model)));
+        throw Error(
+            ErrorCode::invalid_argument,
+            fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "
+                        "model: the sigproc model needs channel 0 to be the highest (foff < 0); --delay-model presto "
+                        "takes either order",
+                        c, freqs[c], plan.ref_freq_mhz, to_string(problem.model)));
       }
       FASTPSR_EXPECTS(s <= std::numeric_limits<std::int32_t>::max() / 4, "DM {} needs an absurd delay of {} samples",
                       problem.dms[i], s);

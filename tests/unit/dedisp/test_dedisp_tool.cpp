@@ -419,6 +419,8 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
   write_random_fil(fil, 1, 16, 8, 500, 1e-3);
   const auto flat = tmp / "nofoff.fil";  // foff 0 (or missing) with 16 channels
   write_random_fil(flat, 1, 16, 8, 500, 1e-3, 0.0);
+  const auto rising = tmp / "rising.fil";  // foff > 0: channel 0 the lowest
+  write_random_fil(rising, 1, 16, 8, 500, 1e-3, 1.0);
   struct Case {
     std::string args;
     int code;
@@ -444,6 +446,13 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       {fil.string() + " --dm 0:2:1 --format tim -o -", 2, "--format tim with several DMs"},
       {fil.string() + " -d 5 --downsample 1000 -o " + (tmp / "x").string(), 2, "downsampling by 1000"},
       {flat.string() + " -d 5 -o " + (tmp / "x").string(), 1, "foff is 0"},
+      // SIGPROC dedisperse's -headerless, and any one-dash word starting with h: not the help
+      // (CLI11 alone would read "-h -e -a ..." and print the help to stdout with status 0).
+      {fil.string() + " -d 5 -headerless", 2, "unknown option '-headerless'"},
+      // The sigproc model (.tim's default) wants the highest channel first: the file and the way out.
+      {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2, "rising.fil: channel 1"},
+      {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2,
+       "--delay-model presto takes either order"},
   };
   // --device gpu where there is none: which message depends on whether CUDA was built.
   std::vector<Case> all = cases;
@@ -458,6 +467,7 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
     CHECK(r.exit_code == c.code);
     CHECK(r.err.find("dedisp: error:") != std::string::npos);
     CHECK(r.err.find(c.says) != std::string::npos);
+    if (c.code == 2) CHECK(r.out.empty());  // nothing on stdout: no help in a .tim redirect
   }
   // A pipe whose data end before the delay is filled fails after reading, writing nothing.
   const auto r = test::run_command("cat " + fil.string() + " | " + dedisp_cmd() + " - --dm 0:40000:20000 -o " +
