@@ -86,6 +86,8 @@ AccelInput read_accel_input(const std::string& path, const RealFft& fft) {
   in.inf = parse_inf(in.inf_text, inf_path);
   in.fft = read_presto_fft(path);
   in.from_fft = true;
+  // PRESTO's rednoise writes <name>_red.fft, already de-reddened and normalised.
+  in.dereddened = ends_with(in.root, "_red");
   const auto expect = static_cast<std::uint64_t>(in.inf.N) / 2;
   if (in.fft.size() != expect) {
     throw Error(
@@ -101,16 +103,29 @@ AccelInput read_accel_input(const std::string& path, const RealFft& fft) {
   return in;
 }
 
-AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft)
-    : reader_(TimStreamReader::open(path)), prefix_(std::move(out_prefix)), fft_(std::move(fft)) {}
+AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals)
+    : reader_(TimStreamReader::open(path)),
+      prefix_(std::move(out_prefix)),
+      fft_(std::move(fft)),
+      dm_decimals_(dm_decimals) {}
 
 std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
   if (!ts) return std::nullopt;
   ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
-  std::string root = fmt::format("{}_DM{:.2f}", prefix_, ts->dm);
+  std::string root = fmt::format("{}_DM{:.{}f}", prefix_, ts->dm, dm_decimals_);
+  // Trials closer than the name's precision would overwrite each other's files (dedisp refuses
+  // such names before it starts; a stream's DMs come one at a time).
+  if (const auto [it, fresh] = dm_of_root_.emplace(root, ts->dm); !fresh) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("the DM trials {} and {} would both be written to '{}': use --dm-prec {}", it->second,
+                            ts->dm, root, dm_decimals_ + 1),
+                ts->path);
+  }
   return [series = std::make_shared<TimeSeries>(std::move(*ts)), root = std::move(root), fft = fft_] {
-    return accel_input_from_series(std::move(*series), root, fft);
+    AccelInput in = accel_input_from_series(std::move(*series), root, fft);
+    in.inf_is_output = true;  // no .dat beside it: the .inf is this run's own
+    return in;
   };
 }
 

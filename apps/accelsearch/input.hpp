@@ -4,6 +4,7 @@
 /// (.dat/.sdat with .inf, SIGPROC .tim), and tim-streams (several DM trials, "-" for stdin).
 #include <complex>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ struct AccelInput {
   std::string inf_text;                  ///< the .inf as appended to the ACCEL file
   bool from_fft = false;                 ///< a .fft file (PRESTO writes .txtcand only then)
   bool write_inf = false;                ///< no .inf exists: write <root>.inf beside the outputs
+  bool inf_is_output = false;            ///< <root>.inf is this run's own (a stream record's): rewritten
+  bool dereddened = false;               ///< a PRESTO rednoise output (<name>_red.fft): not de-reddened again
   double fft_s = 0;                      ///< seconds of the real FFT (a time series only)
 };
 
@@ -37,10 +40,10 @@ AccelInput read_accel_input(const std::string& path, const RealFft& fft);
 AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const RealFft& fft);
 
 /// DM trials from a tim-stream, one at a time: records become inputs rooted at
-/// <out_prefix>_DM<dm, 2 decimals>.
+/// <out_prefix>_DM<dm, dm_decimals decimals>; two records that would share a name are an error.
 class AccelStreamInput {
  public:
-  AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft);
+  AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals = 2);
   /// Reads the next record (in order: one thread at a time) and returns what completes it into an
   /// input (checks and the real FFT: any thread); std::nullopt after the last record.
   std::optional<std::function<AccelInput()>> next();
@@ -49,6 +52,8 @@ class AccelStreamInput {
   std::unique_ptr<TimStreamReader> reader_;
   std::string prefix_;
   RealFft fft_;
+  int dm_decimals_;
+  std::map<std::string, double> dm_of_root_;
 };
 
 }  // namespace fastpsr::app

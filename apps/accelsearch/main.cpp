@@ -59,6 +59,8 @@ struct Options {
   bool noharmremove = false;
   bool serial = false;
   int trial_threads = 0;
+  int dm_prec = 2;
+  long long lobin = 0;
   std::string norm;
   std::string gpu_config;
   bool no_tuning = false;
@@ -82,6 +84,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--rlo", o.rlo, "Lowest Fourier bin searched (overrides --flo)");
   app.add_option("--rhi", o.rhi, "Highest Fourier bin searched (overrides --fhi)");
   app.add_option("--wmax", o.wmax, "Jerk search (not implemented yet: must be 0)");
+  app.add_option("--lobin", o.lobin, "First Fourier bin of a .fft (PRESTO's option; only 0 is supported)")
+      ->capture_default_str();
   app.add_option("--zaplist", c.zaplist, "Birdies to zap: lines 'freq_hz width_hz' (PRESTO .zaplist)");
   app.add_option("--baryv", c.baryv, "Average barycentric velocity (v/c) for the zaplist")->capture_default_str();
   app.add_option("--ncpus", o.ncpus, "CPU threads (default: all)");
@@ -116,12 +120,20 @@ void add_options(CLI::App& app, Options& o) {
                  "most 8, with a GPU; 1 on the CPU, whose search uses every core)")
       ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", o.out, "Sifted candidate table prefix: <out>.csv and <out>.txt")->capture_default_str();
+  app.add_option("--dm-prec", o.dm_prec,
+                 "Decimals of the DM in the names of a tim-stream's outputs (<out>_DM<dm>; as dedisp's --dm-prec)")
+      ->check(CLI::Range(0, 6))
+      ->capture_default_str();
   add_common_options(app, o.common, true);
 }
 
 AccelConfig finish_config(Options& o) {
   AccelConfig c = o.config;
   if (o.wmax != 0) usage_error("--wmax: jerk searches are not implemented yet");
+  if (o.lobin != 0) {
+    usage_error(fmt::format("--lobin {}: spectra that start above bin 0 are not supported (only PRESTO's default, 0)",
+                            o.lobin));
+  }
   if (o.ncpus < 0) usage_error(fmt::format("--ncpus must be >= 0, got {}", o.ncpus));
   c.threads = o.ncpus;
   if (!std::isnan(o.rlo)) c.rlo = o.rlo;
@@ -154,8 +166,8 @@ int run(int argc, char** argv) {
   Options o;
   add_options(app, o);
   const std::vector<std::string> single_dash{
-      "zmax",  "numharm", "sigma", "flo",      "fhi",    "rlo",    "rhi",    "wmax",         "zaplist",
-      "baryv", "ncpus",   "inmem", "otheropt", "median", "locpow", "photon", "noharmpolish", "noharmremove"};
+      "zmax",  "numharm", "sigma",    "flo",    "fhi",    "rlo",    "rhi",          "wmax",         "zaplist", "baryv",
+      "ncpus", "inmem",   "otheropt", "median", "locpow", "photon", "noharmpolish", "noharmremove", "lobin"};
   parse(app, normalize_single_dash(argc, argv, single_dash));
   apply_common_options(o.common);
   o.sift_requested = app.count("--output") > 0;
@@ -199,7 +211,7 @@ int run(int argc, char** argv) {
   std::optional<AccelStreamInput> stream;
   TrialSource source;
   if (streaming) {
-    stream.emplace("-", o.out, fft);
+    stream.emplace("-", o.out, fft, o.dm_prec);
     source.next = [&] { return stream->next(); };
   } else {
     source.count = o.inputs.size();

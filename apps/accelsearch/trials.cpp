@@ -75,7 +75,7 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
   const std::string base = in.root + "_" + plan.suffix();
   if (in.write_inf) {
     const std::string inf = in.root + ".inf";
-    if (!std::filesystem::exists(inf)) {
+    if (in.inf_is_output || !std::filesystem::exists(inf)) {
       write_text(inf, in.inf_text);
     } else {
       // A user's .inf is never overwritten, but one describing other data is worth a word: the
@@ -110,7 +110,12 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
 
 TrialPtr prepare(AccelInput in, const AccelConfig& config, double read_s) {
   const auto t0 = Clock::now();
-  AccelPlan plan = make_accel_plan(config, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
+  AccelConfig own = config;
+  if (in.dereddened && own.deredden) {
+    own.deredden = false;
+    log_verbose("{}: a rednoise output (_red.fft): not de-reddened again", in.path);
+  }
+  AccelPlan plan = make_accel_plan(own, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
   AccelCandidateList list = make_candidate_list(plan, in.from_fft);
   auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list), {}});

@@ -94,6 +94,30 @@ for f in streamserial/*; do
   check "cmp -s $f stream3/\$(basename $f)" "stream: $(basename $f) differs between --trial-threads 3 and --serial"
 done
 
+# A rednoise output (_red.fft) is not de-reddened again: the default gives --no-deredden's files.
+mkdir -p red && cp small_DM62.50_red.fft small_DM62.50_red.inf red/
+(cd red && "$BIN"/accelsearch -zmax 0 -numharm 8 -q small_DM62.50_red.fft)
+check "cmp -s red/small_DM62.50_red_ACCEL_0 small_DM62.50_red_ACCEL_0" "_red.fft de-reddened again by default"
+# A stream's DM trials closer than the names' decimals: refused, naming --dm-prec; with it, one
+# set of files each. A rerun on other data rewrites the stream's own .inf files.
+mkdir -p prec
+"$BIN"/fake-pulsar -q --nchans 16 --nbits 8 --tsamp 128 --nsamples 16384 --fch1 400 --foff -1 --period 5.3 \
+  --snrpeak 1 >prec/lo.fil
+"$BIN"/dedisp -q prec/lo.fil --dm 0:0.03:0.005 --format tim-stream >prec/close.tims
+(cd prec && expect_error 2 "use --dm-prec 3" "$BIN"/accelsearch -zmax 0 -q - -o c <close.tims)
+(cd prec && "$BIN"/accelsearch -zmax 0 -q --dm-prec 3 - -o d <close.tims)
+check "[ \$(ls prec/d_DM*_ACCEL_0 | wc -l) -eq 7 ] && [ -s prec/d_DM0.005.inf ]" "--dm-prec 3: 7 trials, 7 names"
+"$BIN"/dedisp -q prec/lo.fil --dm 0 --nsamps 8000 --format tim-stream >prec/short.tims
+(cd prec && "$BIN"/accelsearch -zmax 0 -q --dm-prec 3 - -o d <short.tims)
+check "grep -q 'Number of bins in the time series *= *8000' prec/d_DM0.000.inf" "a rerun left the stream's old .inf"
+# PRESTO's -lobin: 0 (its default) is accepted, another value refused.
+mkdir -p lobin && (cd lobin && ln -sf ../small_DM62.50.dat ../small_DM62.50.inf . &&
+  "$BIN"/accelsearch -q -zmax 0 -lobin 0 small_DM62.50.dat) || { echo "FAILED: -lobin 0"; fail=1; }
+expect_error 2 "lobin 3" "$BIN"/accelsearch -lobin 3 small_DM62.50.dat
+# An unknown one-dash option starting with h is an error, not the help on stdout.
+expect_error 2 "unknown option '-harmpolish'" "$BIN"/accelsearch -harmpolish small_DM62.50.dat
+check "[ ! -s out.txt ]" "-harmpolish printed something on stdout"
+
 # --help carries examples.
 "$BIN"/accelsearch --help >help.txt
 check "grep -q 'Examples' help.txt" "--help examples"
