@@ -80,4 +80,48 @@ set -e
 [ $rc = 2 ] || fail "prepsubband -mask: status $rc"
 grep -q -- "-mask" err.txt || fail "prepsubband -mask: $(cat err.txt)"
 [ ! -e m_DM0.00.dat ] || fail "prepsubband -mask wrote output"
+# refused cmd...: status 2, nothing on stdout, the message in err.txt.
+refused() {
+  set +e
+  "$@" > out.txt 2> err.txt
+  rc=$?
+  set -e
+  [ $rc = 2 ] || fail "$*: status $rc"
+  [ ! -s out.txt ] || fail "$*: wrote to stdout"
+}
+# One input file (PRESTO concatenates several) and -o required, as in PRESTO; nothing written.
+refused prepsubband -lodm 30 -numdms 1 -nobary -o two f.fil f.fil
+grep -q "prepsubband (fastpsr): error: .*one input file" err.txt || fail "prepsubband, 2 inputs: $(cat err.txt)"
+[ ! -e two_DM30.00.dat ] || fail "prepsubband with 2 inputs wrote output"
+refused prepdata -dm 30 -nobary -o two f.fil f.fil
+grep -q "prepdata (fastpsr): error: .*one input file" err.txt || fail "prepdata, 2 inputs: $(cat err.txt)"
+[ ! -e two.dat ] || fail "prepdata with 2 inputs wrote output"
+refused prepsubband -lodm 30 -numdms 1 -nobary f.fil
+grep -q "prepsubband (fastpsr): error: -o" err.txt || fail "prepsubband without -o: $(cat err.txt)"
+refused prepdata -dm 30 -nobary f.fil
+grep -q "prepdata (fastpsr): error: -o" err.txt || fail "prepdata without -o: $(cat err.txt)"
+[ ! -e f_DM30.00.dat ] && [ ! -e f.dat ] || fail "a shim without -o wrote next to the input"
+# -filterbank only names the input format: accepted, same output.
+prepsubband -filterbank -lodm 28 -dmstep 1 -numdms 5 -nobary -o psf f.fil
+cmp -s psf_DM30.00.dat ps_DM30.00.dat || fail "prepsubband -filterbank differs"
+prepdata -filterbank -dm 30 -nobary -o pdf f.fil 2> note.txt
+cmp -s pdf.dat pd.dat || fail "prepdata -filterbank differs"
+grep -q "note: no barycentring" note.txt && fail "note about barycentring with -nobary"
+# Without -nobary (PRESTO barycentres): the same topocentric series, with a note.
+prepsubband -lodm 28 -dmstep 1 -numdms 5 -o topo f.fil 2> note.txt
+grep -q "prepsubband (fastpsr): note: no barycentring: .*topocentric" note.txt ||
+  fail "prepsubband without -nobary: no note: $(cat note.txt)"
+cmp -s topo_DM30.00.dat ps_DM30.00.dat || fail "prepsubband without -nobary differs"
+grep -q "Barycentered? .*= *0" topo_DM30.00.inf || fail "topo_DM30.00.inf: not Barycentered? = 0"
+prepdata -dm 30 -o topo f.fil 2> note.txt
+grep -q "prepdata (fastpsr): note: no barycentring: .*topocentric" note.txt ||
+  fail "prepdata without -nobary: no note: $(cat note.txt)"
+cmp -s topo.dat pd.dat || fail "prepdata without -nobary differs"
+# dedisperse: -B sets the output bits (SIGPROC's flag); -n is profile bins, refused.
+dedisperse f.fil -d 30 -B 8 > sig8.tim
+"$bin/dedisp" -q f.fil -d 30 --delay-model sigproc --baseline sigproc -B 8 > ref8.tim
+cmp -s sig8.tim ref8.tim || fail "dedisperse -B 8 differs from dedisp -B 8"
+[ "$(header sig8.tim -nbits)" = 8 ] || fail "dedisperse -B 8: not 8 bits"
+refused dedisperse f.fil -d 30 -n 8
+grep -q "dedisperse (fastpsr): error: option -n is not supported" err.txt || fail "dedisperse -n: $(cat err.txt)"
 echo PASS

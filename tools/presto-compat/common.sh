@@ -8,3 +8,13 @@ unsupported() {
   echo "$shim (fastpsr): error: option $1 is not supported by the fastpsr shim ($2)" >&2
   exit 2
 }
+# A command line the shim cannot run (one input file, -o required): status 2, nothing written.
+refuse() {
+  echo "$shim (fastpsr): error: $*" >&2
+  exit 2
+}
+# prepsubband and prepdata barycentre unless -nobary; dedisp never does: say so, but run.
+note_nobary() {
+  [ -n "$1" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
+    "these series are topocentric (as with -nobary; the .inf says Barycentered? = 0)" >&2
+}
