@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/format_detect.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/sigproc.hpp"
 
@@ -156,7 +157,16 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
     const auto first = src.peek(16);
     if (first.empty()) throw Error(ErrorCode::format, "empty file: no SIGPROC header", src.name());
     if (!looks_like_sigproc(first)) {
-      throw Error(ErrorCode::format, "not a SIGPROC file: it does not start with HEADER_START", src.name());
+      // Name what it is when we can tell (a PSRFITS search file, raw voltages): a user handed a
+      // file of another format needs that more than the missing keyword.
+      const FileFormat f = detect_format(src.peek(kDetectBytes), src.name());  // peeks only
+      const bool raw = f == FileFormat::dada || f == FileFormat::guppi_raw;
+      throw Error(ErrorCode::format,
+                  f == FileFormat::unknown
+                      ? std::string("not a SIGPROC file: it does not start with HEADER_START")
+                      : fmt::format("not a SIGPROC file but {} (it does not start with HEADER_START){}",
+                                    format_name(f), raw ? ": raw voltages are channelised by ppf" : ""),
+                  src.name());
     }
   }
   read_token(src, kMaxKeyLength, "HEADER_START");

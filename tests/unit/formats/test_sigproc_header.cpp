@@ -7,6 +7,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/sigproc.hpp"
+#include "format_test_helpers.hpp"
 #include "support/test_support.hpp"
 
 using namespace fastpsr;
@@ -42,10 +43,10 @@ SigprocHeader every_key_header() {
   h.nbins = 64;
   h.npuls = 1234567890123LL;
   h.frequency_table = {1500.0, 1499.5, 1499.0, 1498.5};
-  h.keys = {"telescope_id", "machine_id", "data_type", "rawdatafile", "source_name", "barycentric",
-            "pulsarcentric", "az_start", "za_start", "src_raj", "src_dej", "tstart", "tsamp", "nbits",
-            "nsamples", "fch1", "foff", "nchans", "nifs", "refdm", "period", "nbeams", "ibeam", "signed",
-            "nbins", "npuls", "FREQUENCY_START"};
+  h.keys = {"telescope_id", "machine_id", "data_type", "rawdatafile", "source_name", "barycentric",    "pulsarcentric",
+            "az_start",     "za_start",   "src_raj",   "src_dej",     "tstart",      "tsamp",          "nbits",
+            "nsamples",     "fch1",       "foff",      "nchans",      "nifs",        "refdm",          "period",
+            "nbeams",       "ibeam",      "signed",    "nbins",       "npuls",       "FREQUENCY_START"};
   return h;
 }
 
@@ -147,6 +148,12 @@ TEST_CASE("sigproc header: bad headers give clear errors") {
     auto b = bytes;
     b[4] = 'X';
     expect_format_error(b, "HEADER_START");
+  }
+  SUBCASE("another format, named") {
+    test::FakePsrfits f;
+    f.freqs_mhz = {1, 2, 3, 4};
+    f.raw.assign(64, 0.0);
+    expect_format_error(f.encode(), "not a SIGPROC file but PSRFITS");
   }
   SUBCASE("truncated header") {
     expect_format_error(std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 60), "end of file");
