@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "fastpsr/accel.hpp"
@@ -123,8 +124,9 @@ TEST_CASE("accel spectrum: normalised noise has mean power 1 under every normali
 }
 
 TEST_CASE("accel spectrum: presto_median equals the sorted definition bit for bit") {
-  // The radix selection against sorting: odd and even sizes, powers (exponential), ties, zeros,
-  // negative values and equal halves.
+  // The quickselect against sorting: odd and even sizes, powers (exponential), ties, zeros,
+  // negative values and equal halves, and the orders that trouble pivot rules (sorted either
+  // way, all equal, organ pipe).
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -141,12 +143,20 @@ TEST_CASE("accel spectrum: presto_median equals the sorted definition bit for bi
   for (int trial = 0; trial < 3000; ++trial) {
     const std::size_t n = 1 + static_cast<std::size_t>(rng() % 2100);
     std::vector<float> v(n);
-    const int kind = trial % 4;
+    const int kind = trial % 8;
     for (auto& x : v) {
       x = kind == 0   ? expo(rng)
           : kind == 1 ? static_cast<float>(small(rng))  // many ties
           : kind == 2 ? g(rng)                          // negative values
-                      : (rng() % 2 == 0 ? 0.0F : expo(rng));
+          : kind == 3 ? (rng() % 2 == 0 ? 0.0F : expo(rng))
+                      : expo(rng);
+    }
+    if (kind == 4) std::sort(v.begin(), v.end());
+    if (kind == 5) std::sort(v.begin(), v.end(), std::greater<>());
+    if (kind == 6) std::fill(v.begin(), v.end(), v[0]);
+    if (kind == 7) {  // rising, then falling
+      std::sort(v.begin(), v.end());
+      std::reverse(v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
     }
     const float want = reference(v);
     std::vector<float> work = v;
