@@ -68,6 +68,7 @@ struct Options {
   std::string output;
   std::string format;
   int nbits_out = 32;
+  bool downsample_mean = false;
   std::string delay_model;
   std::string baseline = "none";
   bool nobaseline = false;
@@ -153,6 +154,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--downsample,--downsamp", o.downsample,
                  "Sum this many input samples per output sample (with --dm, -d, --dm-list, --lodm)")
       ->capture_default_str()
+      ->group(proc);
+  app.add_flag("--downsample-mean", o.downsample_mean,
+               "Write the mean of the samples summed when downsampling (PRESTO's prepsubband), not their sum "
+               "(PRESTO's prepdata)")
       ->group(proc);
   app.add_option("--nsub", o.nsub,
                  "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
@@ -256,10 +261,12 @@ std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
   return std::filesystem::path(o.input).replace_extension().string();
 }
 
-// Baseline removal, then scaling to 8/16 bits, then the output, for one series.
+// The mean of D summed samples (--downsample-mean), then baseline removal, then scaling to 8/16
+// bits, then the output, for one series.
 class SeriesChain {
  public:
-  SeriesChain(Output& out, std::size_t index, const BaselineSpec& baseline, int nbits) : out_(out), index_(index) {
+  SeriesChain(Output& out, std::size_t index, const BaselineSpec& baseline, int nbits, int mean_of)
+      : out_(out), index_(index), mean_of_(mean_of) {
     if (baseline.kind != BaselineSpec::Kind::none) {
       baseline_.emplace(baseline.block, baseline.kind == BaselineSpec::Kind::sigproc);
     }
@@ -267,6 +274,13 @@ class SeriesChain {
   }
   void push(const float* x, std::size_t n) {
     if (n == 0) return;
+    if (mean_of_ > 1) {
+      // One division of each sum, as PRESTO's prepsubband divides its subbands' sums.
+      means_.resize(n);
+      const auto d = static_cast<float>(mean_of_);
+      for (std::size_t i = 0; i < n; ++i) means_[i] = x[i] / d;
+      x = means_.data();
+    }
     if (baseline_) {
       baseline_->push(x, n, [this](const float* y, std::size_t m) { scale(y, m); });
     } else {
@@ -293,6 +307,8 @@ class SeriesChain {
   }
   Output& out_;
   std::size_t index_;
+  int mean_of_ = 1;
+  std::vector<float> means_;
   std::optional<BlockMedianBaseline> baseline_;
   std::optional<SeriesQuantizer> quantizer_;
   std::uint64_t written_ = 0;
@@ -462,16 +478,19 @@ int run(int argc, char** argv) {
   oo.tmpdir = o.tmpdir;
   WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
   oo.team = &team;
-  oo.note = fmt::format("fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}.",
+  oo.note = fmt::format("fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}{}.",
                         to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
-                        baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline);
+                        baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline,
+                        o.downsample_mean ? ", means of the downsampled samples" : "");
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
   auto output = timed(times.outputs, [&] { return make_output(oo, h, metas); });
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
-  for (std::size_t i = 0; i < metas.size(); ++i) chains.emplace_back(*output, i, baseline, o.nbits_out);
+  for (std::size_t i = 0; i < metas.size(); ++i) {
+    chains.emplace_back(*output, i, baseline, o.nbits_out, o.downsample_mean ? metas[i].downsample : 1);
+  }
   auto [device, dds] = timed(times.device_wait, [&] { return making.get(); });
   log_verbose("device: {}", device.description);
   std::size_t gulp = SIZE_MAX;

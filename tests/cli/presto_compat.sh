@@ -68,8 +68,8 @@ prepsubband -lodm 30 -numdms 1 -nsub 128 -nobary -o many f.fil
 cmp -s many_DM30.00.dat refp.dat || fail "-nsub 128 on 64 channels differs from per-channel delays"
 cmp -s pdn.dat pd.dat || fail "prepdata -ncpus 2 differs"
 prepsubband -lodm 28 -dmstep 2 -numdms 2 -nsub 16 -downsamp 2 -nobary -o nd f.fil 2> note.txt
-"$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 -o refd
-cmp -s nd_DM30.00.dat refd_DM30.00.dat || fail "prepsubband -nsub 16 -downsamp 2 differs from dedisp --downsample 2"
+"$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 --downsample-mean -o refd
+cmp -s nd_DM30.00.dat refd_DM30.00.dat || fail "prepsubband -nsub 16 -downsamp 2 differs from dedisp --downsample 2 --downsample-mean"
 grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with -downsamp: $(cat note.txt)"
 
 # Refusals name the option and exit 2.

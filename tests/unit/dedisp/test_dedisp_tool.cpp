@@ -353,6 +353,12 @@ TEST_CASE("dedisp tool: kill lists, --start/--nsamps, downsampling, zero-DM, bas
     REQUIRE(r.exit_code == 0);
     CHECK(same_bits(floats_of(test::read_file(tmp / "d_DM9.00.dat")), reference_series(plan, f.packed, 4000, 1)));
     CHECK(read_inf((tmp / "d_DM9.00.inf").string()).dt == 3 * 256e-6);
+    // --downsample-mean: each sum divided by 3 once, as PRESTO's prepsubband writes means.
+    const auto m = run(fil.string() + " --dm 0:9:9 --downsample 3 --downsample-mean -o " + (tmp / "m").string());
+    REQUIRE(m.exit_code == 0);
+    std::vector<float> means = reference_series(plan, f.packed, 4000, 1);
+    for (auto& v : means) v /= 3.0F;
+    CHECK(same_bits(floats_of(test::read_file(tmp / "m_DM9.00.dat")), means));
   }
 
   SUBCASE("--zero-dm removes each spectrum's mean first") {
