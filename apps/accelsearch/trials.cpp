@@ -277,6 +277,13 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
   const bool files = source.count > 0;
   const int preparers = std::max(1, settings.stage_threads);
   const int finishers = preparers;
+  // Each finishing thread optimises its trial's candidates with OpenMP: unless -ncpus says
+  // otherwise, a share of the cores each, not all of them each (8 finishers on 16 cores would
+  // start 8 teams of 16). The candidates do not depend on it.
+  AccelConfig config = settings.config;
+  if (finishers > 1 && config.threads <= 0) {
+    config.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / finishers);
+  }
   // Trials waiting between the stages: one per thread of a stage and two more.
   ReorderQueue<TrialPtr> to_search(static_cast<std::size_t>(preparers) + 2);
   BoundedQueue<TrialPtr> to_finish(static_cast<std::size_t>(finishers) + 1);
@@ -315,7 +322,7 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
           t0 = Clock::now();  // the record's bytes are read; its conversion and FFT follow
           in = (*record)();
         }
-        TrialPtr t = prepare(std::move(*in), settings.config, seconds(t0, Clock::now()));
+        TrialPtr t = prepare(std::move(*in), config, seconds(t0, Clock::now()));
         t->index = i;
         if (!to_search.push(i, std::move(t))) return;
       } catch (...) {
