@@ -199,6 +199,9 @@ int run(int argc, char** argv) {
   p.detection = parse_detection(o.detect);
   FASTPSR_EXPECTS(o.channels >= 1, "--channels must be >= 1, got {}", o.channels);
   FASTPSR_EXPECTS(o.taps >= 1, "--taps must be >= 1, got {}", o.taps);
+  // Options that would have no effect are refused, not silently dropped.
+  FASTPSR_EXPECTS(o.coeffs.empty() || (app.count("--window") == 0 && app.count("--fwidth") == 0),
+                  "--window and --fwidth design the filter; --coeffs gives it instead: give one or the other");
   if (!o.coeffs.empty()) {
     p.coeffs = read_ppf_coeffs(o.coeffs, static_cast<std::size_t>(o.channels) * static_cast<std::size_t>(o.taps));
   }
@@ -214,6 +217,8 @@ int run(int argc, char** argv) {
                   "--nint applies to power output; --complex writes every spectrum");
   FASTPSR_EXPECTS(!(o.complex_out && app.count("--detect") > 0),
                   "--detect applies to power output; --complex writes the channels' voltages");
+  FASTPSR_EXPECTS(o.nbits == 8 || app.count("--scale-rows") == 0,
+                  "--scale-rows sets the scaling of 8-bit output: give it with --nbits 8");
   FASTPSR_EXPECTS(o.nbits != 8 || o.scale_rows >= 2,
                   "--scale-rows {}: the 8-bit scaling needs the mean and rms of at least 2 output samples",
                   o.scale_rows);
@@ -231,6 +236,10 @@ int run(int argc, char** argv) {
   // the input is opened (from a pipe: while its writer starts too) and the plan is made.
   DeviceWarmup warmup(o.common.device);
   std::optional<RawVoltageOptions> raw;
+  // Raw samples carry no sky frequency: without --fcentre the band would sit at 0 MHz, a
+  // filterbank that no later step can dedisperse.
+  FASTPSR_EXPECTS(o.format.empty() || o.fcentre > 0.0,
+                  "raw input needs --fcentre, the band's centre frequency in MHz (a positive number)");
   if (!o.format.empty()) {
     raw = RawVoltageOptions{};
     raw->type = parse_voltage_type(o.format);

@@ -49,8 +49,11 @@ expect_error 2 "at least 2 output samples" -C 16 --nbits 8 --scale-rows 1 $raw d
 expect_error 2 "beta above 700" -C 16 --window kaiser:720 $raw d640.dat -o out.fil
 expect_error 2 "nothing after the colon" -C 16 --window kaiser: $raw d640.dat -o out.fil
 expect_error 2 "an MJD is not negative" -C 16 --format ci8 --fcentre 1400 --bw 400 --tstart -5 d640.dat -o out.fil
+expect_error 2 "raw input needs --fcentre" -C 16 --format ci8 --bw 400 --tstart 60000 d640.dat -o out.fil
+expect_error 2 "give it with --nbits 8" -C 16 --scale-rows 10 $raw d640.dat -o out.fil
 python3 -c "open('zero.txt','w').write(' '.join(['0']*128))"
 expect_error 1 "zero.txt: the coefficients sum to zero" -C 16 -T 8 --coeffs zero.txt $raw d640.dat -o out.fil
+expect_error 2 "--coeffs gives it instead" -C 16 -T 1 --coeffs zero.txt --window kaiser $raw d640.dat -o out.fil
 python3 -c "import struct; open('c127.bin','wb').write(struct.pack('<127f',*([1.0]*127)))"
 expect_error 1 "the file has 508" -C 16 -T 8 --coeffs c127.bin $raw d640.dat -o out.fil
 cat d640.dat | "$ppf" -C 64 -T 4 $raw --drop-partial -o out.fil -q 2>/dev/null
