@@ -67,6 +67,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   add_common_options(app, o.common, true);
+  app.get_option("--device")->description("The GPU to tune: gpu (the first) or gpu:N (tune measures GPU kernels)");
 
   auto* dd = app.add_subcommand("dedisp", "Tune the CUDA dedisperser");
   auto* setup = dd->add_option("--setup", o.dedisp.setup, std::string("benchmarks.md setup: ") + kDedispSetupNames);

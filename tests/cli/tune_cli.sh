@@ -14,6 +14,7 @@ export FASTPSR_TUNING="$tmp/tuning.json"
 source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 check "--help has examples" sh -c "'$tune' --help | grep -q 'Examples:'"
+check "--help: --device names the GPU only" sh -c "'$tune' --help | grep -q 'gpu:N (tune measures GPU kernels)'"
 check "man page" grep -q '^\.TH TUNE 1' "$FASTPSR_SOURCE/man/man1/tune.1"
 
 "$tune" dedisp --setup apertif --dry-run >dd.txt 2>err.txt
@@ -37,6 +38,9 @@ check "accel axes" grep -q 'path *custom cufft' ac.txt
 
 "$tune" ppf --channels 4096 --taps 16 --format ci8 --complex --dry-run >pp.txt 2>&1
 check "ppf key ($(cat pp.txt))" grep -q '^ppf nchans=4096,ntaps=16,ncoarse=1,npol=1,input=ci8,output=complex$' pp.txt
+# ppf's defaults: an entry tuned with them is the one a default ppf run looks up.
+"$tune" ppf --channels 64 --dry-run >pd.txt 2>&1
+check "ppf default taps ($(cat pd.txt))" grep -q '^ppf nchans=64,ntaps=8,' pd.txt
 check "ppf complex output tries the persistent and cluster kernels" grep -q 'fft *persist cufft cluster' pp.txt
 check "ppf complex output tries the persistent kernel's schedules" grep -q 'sched *static dynamic' pp.txt
 
