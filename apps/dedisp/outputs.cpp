@@ -297,6 +297,19 @@ class DmTimeFilterbank final : public Output {
                     "use --dm lo:hi:step or --downsample");
       }
     }
+    const double step =
+        series.size() > 1 ? (series.back().dm - series.front().dm) / static_cast<double>(series.size() - 1) : 1.0;
+    // The header can only say fch1 + i x foff: a list of uneven steps would be labelled wrongly.
+    for (std::size_t i = 1; i < series.size(); ++i) {
+      const double expected = series.front().dm + static_cast<double>(i) * step;
+      if (std::abs(series[i].dm - expected) > 1e-6 * std::abs(step) + 1e-9) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--format fil labels its DM channels fch1 + i x foff, but these DM trials are not "
+                                "evenly spaced (DM {} is trial {}, where the mean step puts {}): use --dm lo:hi:step, "
+                                "or the dat or tim formats for a list",
+                                series[i].dm, i, expected));
+      }
+    }
     SigprocHeader h;
     h.source_name = in.source_name;
     h.rawdatafile = in.rawdatafile.empty() ? std::string("dedisp") : in.rawdatafile;
@@ -309,7 +322,7 @@ class DmTimeFilterbank final : public Output {
     h.data_type = 1;
     h.nchans = static_cast<std::int32_t>(series.size());
     h.fch1 = series.front().dm;
-    h.foff = series.size() > 1 ? (series.back().dm - series.front().dm) / static_cast<double>(series.size() - 1) : 1.0;
+    h.foff = step;
     h.nbits = o.nbits;
     h.tstart = in.tstart + static_cast<double>(o.start_sample) * in.tsamp / 86400.0;
     h.tsamp = series.front().tsamp_s;

@@ -425,6 +425,10 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
   write_random_fil(fil, 1, 16, 8, 500, 1e-3);
   const auto flat = tmp / "nofoff.fil";  // foff 0 (or missing) with 16 channels
   write_random_fil(flat, 1, 16, 8, 500, 1e-3, 0.0);
+  const auto uneven = tmp / "uneven.txt";
+  {
+    std::ofstream(uneven) << "0 1 2 5 10\n";
+  }
   const auto rising = tmp / "rising.fil";  // foff > 0: channel 0 the lowest
   write_random_fil(rising, 1, 16, 8, 500, 1e-3, 1.0);
   struct Case {
@@ -455,6 +459,9 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       // SIGPROC dedisperse's -headerless, and any one-dash word starting with h: not the help
       // (CLI11 alone would read "-h -e -a ..." and print the help to stdout with status 0).
       {fil.string() + " -d 5 -headerless", 2, "unknown option '-headerless'"},
+      // A DM-time filterbank labels its channels fch1 + i x foff: an uneven list cannot be.
+      {fil.string() + " --dm-list " + uneven.string() + " --format fil -o " + (tmp / "l.fil").string(), 2,
+       "not evenly spaced"},
       // The sigproc model (.tim's default) wants the highest channel first: the file and the way out.
       {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2, "rising.fil: channel 1"},
       {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2,
