@@ -40,6 +40,11 @@ void check_edited(const SigprocHeader& h, const std::vector<std::string>& sets,
                     "sits at fch1",
                     h.nchans));
   }
+  if ((touched("fch1") || touched("data_type")) && !h.is_time_series() && !(h.has("fch1") && h.fch1 > 0.0) &&
+      h.frequency_table.empty()) {
+    refuse(fmt::format("a filterbank needs a positive fch1 (the first channel's frequency, MHz), not {}",
+                       h.has("fch1") ? fmt::format("{}", h.fch1) : std::string("none")));
+  }
   // Packed sky angles (hhmmss.s, ddmmss.s).
   if (touched("src_raj") && !(h.src_raj >= 0.0 && h.src_raj < 240000.0)) {
     refuse(fmt::format("src_raj {} is not a packed right ascension hhmmss.s from 0 to 235959.9", h.src_raj));
@@ -69,12 +74,22 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
     sigproc_set_value(h, kv.substr(0, eq), std::string_view(kv).substr(eq + 1));
   }
   for (const auto& key : unsets) {
-    (void)sigproc_key_type(key);  // an unknown name is a typo, not a no-op
+    try {
+      (void)sigproc_key_type(key);  // an unknown name is a typo, not a no-op
+    } catch (const Error& e) {
+      throw Error(ErrorCode::invalid_argument, fmt::format("--unset {}: {}", key, e.what()));
+    }
     h.remove_key(key);
   }
   check_edited(h, sets, unsets);
+  // A refused edit is a usage error about the input's edited header (the output is never made).
+  try {
+    validate_sigproc_header(h, src->name());
+  } catch (const Error& e) {
+    throw Error(ErrorCode::invalid_argument, fmt::format("the edited header is not valid: {}", e.what()),
+                src->name());
+  }
   auto sink = open_sink(out);
-  validate_sigproc_header(h, sink->name());
   write_sigproc_header(*sink, h);
   std::vector<std::uint8_t> buffer(std::size_t{1} << 20);
   std::uint64_t data_bytes = 0;
@@ -92,6 +107,16 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
                             "{}-byte samples",
                             data_bytes, h.bytes_per_sample()),
                 sink->name());
+  }
+  // An nsamples key set by hand must count the samples there are (a smaller one would pass the
+  // readers' check and describe other data).
+  for (const auto& kv : sets) {
+    if (std::string_view(kv).substr(0, kv.find('=')) != "nsamples") continue;
+    const std::uint64_t there = data_bytes / h.bytes_per_sample();
+    if (h.nsamples < 0 || static_cast<std::uint64_t>(h.nsamples) != there) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--set nsamples={}: the data hold {} samples", h.nsamples, there), src->name());
+    }
   }
   SigprocHeader written = h;
   written.header_bytes = 0;

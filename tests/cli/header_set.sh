@@ -18,15 +18,18 @@ cmp <(tail -c 200 "$WORK/in.fil") <(tail -c 200 "$WORK/out.fil") || fail "data c
   fail "pipe"
 # Errors: no output appears.
 for bad in "--set nchans=0" "--set nbits=3" "--set nchans=3" "--set tsamp=abc" "--set nosuchkey=1" "--unset nosuchkey" \
-  "--set data_type=2" "--unset foff" "--set foff=0" "--set src_raj=-5" "--set src_dej=-950000"; do
+  "--set data_type=2" "--unset foff" "--set foff=0" "--set src_raj=-5" "--set src_dej=-950000" \
+  "--unset fch1" "--set fch1=-1400" "--set nsamples=100" "--set nsamples=51"; do
   set +e
   # shellcheck disable=SC2086
   "$HEADER" "$WORK/in.fil" $bad -o "$WORK/bad.fil" 2>"$WORK/err"
   rc=$?
   set -e
-  [ "$rc" -ne 0 ] || fail "$bad: accepted"
+  [ "$rc" -eq 2 ] || fail "$bad: status $rc (a refused edit is a usage error: 2)"
   grep -q "^header: error: " "$WORK/err" || fail "$bad: $(cat "$WORK/err")"
   [ ! -e "$WORK/bad.fil" ] || fail "$bad: output left behind"
   [ -z "$(ls -A "$WORK" | grep '\.tmp\.')" ] || fail "$bad: temporary left behind"
 done
+# nsamples set to the samples there are is fine.
+"$HEADER" "$WORK/in.fil" --set nsamples=50 -o "$WORK/n50.fil" || fail "--set nsamples=50 refused"
 echo ok
