@@ -86,8 +86,7 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
   try {
     validate_sigproc_header(h, src->name());
   } catch (const Error& e) {
-    throw Error(ErrorCode::invalid_argument, fmt::format("the edited header is not valid: {}", e.what()),
-                src->name());
+    throw Error(ErrorCode::invalid_argument, fmt::format("the edited header is not valid: {}", e.what()), src->name());
   }
   auto sink = open_sink(out);
   write_sigproc_header(*sink, h);
