@@ -105,6 +105,10 @@ FileFormat detect_format(std::span<const std::uint8_t> first_bytes, std::string_
   return FileFormat::unknown;
 }
 
+bool starts_with_header_card(std::span<const std::uint8_t> first_bytes) {
+  return looks_like_cards(as_text(first_bytes));
+}
+
 FileFormat detect_format(ByteSource& src) {
   const auto first = src.peek(kDetectBytes);
   if (first.empty()) throw Error(ErrorCode::format, "empty file", src.name());

@@ -417,8 +417,10 @@ std::unique_ptr<VoltageReader> open_dada(std::unique_ptr<ByteSource> src) {
       }
     }
     if (*data_bytes % row != 0) {
-      throw Error(ErrorCode::format,
-                  fmt::format("{} data bytes is not a whole number of {}-byte time samples", *data_bytes, row), name);
+      // A recording that stopped early: its whole samples are read, as for GUPPI RAW and SIGPROC.
+      log_warning("{}: {} data bytes end inside a {}-byte time sample: reading the {} whole samples", name, *data_bytes,
+                  row, *data_bytes / row);
+      data_bytes = *data_bytes / row * row;
     }
     info.nsamples = *data_bytes / row;
   }
@@ -441,12 +443,19 @@ double mjd_from_utc(const std::string& utc, const std::string& source) {
 
 std::unique_ptr<VoltageReader> open_voltage_reader(std::unique_ptr<ByteSource> src,
                                                    const std::optional<RawVoltageOptions>& raw) {
-  const FileFormat format = detect_format(src->peek(kDetectBytes), src->name());
+  const auto first_bytes = src->peek(kDetectBytes);
+  const FileFormat format = detect_format(first_bytes, src->name());
   if (format == FileFormat::dada) return open_dada(std::move(src));
   if (format == FileFormat::guppi_raw) {
     auto first = read_guppi_header(*src);
     if (!first) throw Error(ErrorCode::format, "empty GUPPI file", src->name());
     return std::make_unique<GuppiReader>(std::move(src), std::move(*first));
+  }
+  if (!raw && starts_with_header_card(first_bytes)) {
+    throw Error(ErrorCode::format,
+                "the file starts with header cards but holds no BLOCSIZE card before its end: a GUPPI RAW file cut "
+                "short inside its first header?",
+                src->name());
   }
   if (!raw) {
     throw Error(ErrorCode::invalid_argument,

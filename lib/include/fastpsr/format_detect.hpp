@@ -43,4 +43,9 @@ FileFormat detect_format(std::span<const std::uint8_t> first_bytes, std::string_
 /// source for an empty input or an unknown format.
 FileFormat detect_format(ByteSource& src);
 
+/// True when the bytes start with an 80-character header card (an upper-case keyword padded to
+/// 8, '=' in column 9), as FITS and GUPPI RAW headers do: a file that does but is not detected
+/// as either is most likely one cut short inside its header.
+bool starts_with_header_card(std::span<const std::uint8_t> first_bytes);
+
 }  // namespace fastpsr

@@ -268,10 +268,17 @@ TEST_CASE("ppf input: bad inputs are named and explained") {
   auto fpt = dada_header(2, 2, 8, "FTP");
   CHECK_THROWS_WITH_AS(open_voltage_reader(memory_source(encode_dada_header(fpt), "f.dada"), std::nullopt),
                        doctest::Contains("ORDER FTP"), Error);
+  // A recording that stopped inside a sample: its whole samples are read (as GUPPI RAW and
+  // SIGPROC files cut short are), with a warning.
   auto partial = encode_dada_header(dada_header(1, 1, 8, "TFP"));
-  partial.push_back(1);
-  CHECK_THROWS_WITH_AS(open_voltage_reader(memory_source(partial, "p.dada"), std::nullopt),
-                       doctest::Contains("not a whole number"), Error);
+  partial.insert(partial.end(), 7, 1);  // three 2-byte samples and one byte of a fourth
+  CHECK(open_voltage_reader(memory_source(partial, "p.dada"), std::nullopt)->info().nsamples == 3U);
+  // Header cards that end before a BLOCSIZE card: a GUPPI RAW file cut inside its header, said so.
+  std::string cards = "BACKEND = 'GUPPI   '";
+  cards.resize(80, ' ');
+  const std::vector<std::uint8_t> cut(cards.begin(), cards.end());
+  CHECK_THROWS_WITH_AS(open_voltage_reader(memory_source(cut, "cut.raw"), std::nullopt),
+                       doctest::Contains("cut short inside its first header"), Error);
   CHECK_THROWS_WITH_AS(mjd_from_utc("2000-13-01-00:00:00", "u"), doctest::Contains("YYYY-MM-DD"), Error);
   CHECK(mjd_from_utc("1858-11-17-00:00:00", "u") == 0.0);
   CHECK(mjd_from_utc("2000-01-01T12:00:00", "u") == 51544.5);
