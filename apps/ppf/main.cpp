@@ -64,6 +64,7 @@ struct Options {
   std::string coeffs;
   bool show_filter = false;
   bool complex_out = false;
+  bool dada = false;
   std::string detect = "I";
   int nint = 1;
   int nbits = 32;
@@ -168,6 +169,8 @@ int run(int argc, char** argv) {
   g_ppf->add_flag("--show-filter", o.show_filter, "Print the filter's scalloping and leakage, then exit");
   auto* g_out = app.add_option_group("Output");
   g_out->add_flag("--complex", o.complex_out, "Write channelised complex float32 voltages instead of power");
+  g_out->add_flag("--dada", o.dada,
+                  "With --complex: a PSRDADA header on any output, stdout too (a .dada name always gets one)");
   g_out->add_option("--detect", o.detect, "Power products: I, AA, BB or IQUV (full Stokes)")->capture_default_str();
   g_out->add_option("--nint", o.nint, "Spectra summed per output sample")->capture_default_str();
   g_out->add_option("--nbits", o.nbits, "Filterbank bits: 32 (float) or 8 (scaled, see the man page)")
@@ -213,6 +216,7 @@ int run(int argc, char** argv) {
   FASTPSR_EXPECTS(!o.tstart || (*o.tstart >= 0.0 && std::isfinite(*o.tstart)), "--tstart {}: an MJD is not negative",
                   o.tstart.value_or(0.0));
   FASTPSR_EXPECTS(!(o.complex_out && o.nbits != 32), "--nbits applies to power output; --complex writes float32");
+  FASTPSR_EXPECTS(o.complex_out || !o.dada, "--dada is for --complex output (power output is a SIGPROC filterbank)");
   FASTPSR_EXPECTS(!(o.complex_out && app.count("--nint") > 0),
                   "--nint applies to power output; --complex writes every spectrum");
   FASTPSR_EXPECTS(!(o.complex_out && app.count("--detect") > 0),
@@ -302,7 +306,14 @@ int run(int argc, char** argv) {
   std::optional<PowerQuantiser> quantiser;
   if (o.complex_out) {
     sink = open_sink(o.output);
-    if (std::filesystem::path(o.output).extension() == ".dada") {
+    const bool dada_name = std::filesystem::path(o.output).extension() == ".dada";
+    if (!dada_name && !o.dada) {
+      // Bare floats are what a custom reader wants, but neither ppf nor header can read them back.
+      log_info("{}: headerless complex float32 ([channel][pol][re, im] per spectrum); a .dada name or --dada "
+               "adds the PSRDADA header that ppf reads back",
+               o.output == "-" ? std::string("stdout") : o.output);
+    }
+    if (dada_name || o.dada) {
       const auto header = encode_dada_header(make_ppf_dada_header(info, plan));
       sink->write(header.data(), header.size());
     }

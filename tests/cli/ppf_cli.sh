@@ -51,6 +51,10 @@ expect_error 2 "nothing after the colon" -C 16 --window kaiser: $raw d640.dat -o
 expect_error 2 "an MJD is not negative" -C 16 --format ci8 --fcentre 1400 --bw 400 --tstart -5 d640.dat -o out.fil
 expect_error 2 "raw input needs --fcentre" -C 16 --format ci8 --bw 400 --tstart 60000 d640.dat -o out.fil
 expect_error 2 "give it with --nbits 8" -C 16 --scale-rows 10 $raw d640.dat -o out.fil
+expect_error 2 "--dada is for --complex output" -C 16 --dada $raw d640.dat -o out.fil
+# --complex --dada on stdout: ppf channelises its own output again, through a pipe.
+"$ppf" -q -C 16 --complex --dada $raw d640.dat -o - | "$ppf" -q -C 4 --drop-partial - -o twice.fil
+check "ppf | ppf through --dada: 64 channels" sh -c "[ \"\$('$FASTPSR_BIN/header' twice.fil -nchans)\" = 64 ]"
 python3 -c "open('zero.txt','w').write(' '.join(['0']*128))"
 expect_error 1 "zero.txt: the coefficients sum to zero" -C 16 -T 8 --coeffs zero.txt $raw d640.dat -o out.fil
 expect_error 2 "--coeffs gives it instead" -C 16 -T 1 --coeffs zero.txt --window kaiser $raw d640.dat -o out.fil
