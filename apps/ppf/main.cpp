@@ -309,9 +309,10 @@ int run(int argc, char** argv) {
     const bool dada_name = std::filesystem::path(o.output).extension() == ".dada";
     if (!dada_name && !o.dada) {
       // Bare floats are what a custom reader wants, but neither ppf nor header can read them back.
-      log_info("{}: headerless complex float32 ([channel][pol][re, im] per spectrum); a .dada name or --dada "
-               "adds the PSRDADA header that ppf reads back",
-               o.output == "-" ? std::string("stdout") : o.output);
+      log_info(
+          "{}: headerless complex float32 ([channel][pol][re, im] per spectrum); a .dada name or --dada "
+          "adds the PSRDADA header that ppf reads back",
+          o.output == "-" ? std::string("stdout") : o.output);
     }
     if (dada_name || o.dada) {
       const auto header = encode_dada_header(make_ppf_dada_header(info, plan));
