@@ -9,11 +9,12 @@
 namespace fastpsr::app {
 namespace {
 
-// The options that describe the pulsar of --period (an error without --period).
+// The options that describe the pulsar of --period (an error without --period: they would
+// silently inject nothing).
 const std::vector<std::string> kPulsarOptions = {
-    "--dm",     "--width",  "--snrpeak", "--fold-snr", "--profile",        "--phase",        "--pdot",
-    "--accn",   "--fdot",   "--z",       "--binary",   "--bper",           "--becc",         "--binc",
-    "--bomega", "--bphase", "--bpmass",  "--bcmass",   "--spectral-index", "--sigproc-phase"};
+    "--dm",   "--width",  "--snrpeak", "--fold-snr", "--peak-power", "--profile",        "--phase",
+    "--pdot", "--accn",   "--fdot",    "--z",        "--binary",     "--bper",           "--becc",
+    "--binc", "--bomega", "--bphase",  "--bpmass",   "--bcmass",     "--spectral-index", "--sigproc-phase"};
 
 std::uint64_t sigproc_sample_count(double tobs_s, double tsamp_s) {
   // SIGPROC fake writes blocks of 512 samples until the time reaches tobs (at least one block).
@@ -206,6 +207,8 @@ sim::SimConfig build_config(const FakeOptions& o) {
   c.obs.tsamp_s = 1.0e-6 * o.tsamp_us;  // SIGPROC's arithmetic, for an identical header
   c.obs.tstart_mjd = o.tstart_mjd;
   if (o.nsamples) {
+    // As --tobs 0 is refused: zero samples would be a header-only file.
+    if (*o.nsamples == 0) usage_error("--nsamples must be positive, got 0");
     c.obs.nsamples = *o.nsamples;
   } else {
     if (!(o.tobs_s > 0.0) || !std::isfinite(o.tobs_s))
@@ -251,6 +254,7 @@ sim::VoltageConfig build_voltage_config(const FakeOptions& o) {
   if (!(o.bw_mhz > 0.0) || !std::isfinite(o.bw_mhz))
     usage_error(fmt::format("--bw must be positive, got {}", o.bw_mhz));
   if (o.nsamples) {
+    if (*o.nsamples == 0) usage_error("--nsamples must be positive, got 0");
     v.nsamples = *o.nsamples;
   } else {
     if (!(o.tobs_s > 0.0) || !std::isfinite(o.tobs_s)) {

@@ -74,7 +74,8 @@ nlohmann::json fake_report(const sim::FilterbankSimulator& sim, int nbits, sim::
                            {"dm", p.dm},
                            {"width_s", p.width_s},
                            {"scatter_s", p.scatter_s},
-                           {"fluence", p.fluence},
+                           // In --frb fluence='s unit, so that the value can be fed back.
+                           {"fluence_rms_ms", 1e3 * p.fluence},
                            {"expected_snr", eta * sim.expected_single_pulse_snr(i)}});
   }
   return r;
@@ -170,7 +171,8 @@ void log_fake_report(const nlohmann::json& r) {
 }
 
 void warn_if_clipped(const sim::FilterbankSimulator& sim, int nbits, sim::OutputScale scale) {
-  if (nbits == 32) return;
+  // 32 bits store floats; 1 and 2 bits quantise the noise coarsely by design.
+  if (nbits == 32 || nbits <= 2) return;
   const sim::SimConfig& c = sim.config();
   double peak = 0.0;  // brightest per-channel signal, noise rms
   for (const auto& p : c.pulsars) peak = std::max(peak, p.snrpeak / std::sqrt(static_cast<double>(c.obs.nchans)));
@@ -181,19 +183,29 @@ void warn_if_clipped(const sim::FilterbankSimulator& sim, int nbits, sim::Output
   for (const auto& b : c.narrowband) peak = std::max(peak, b.amplitude);
   for (const auto& b : c.impulses) peak = std::max(peak, b.amplitude);
   const double top = static_cast<double>((1 << nbits) - 1);
-  // The noise itself (1 and 2 bits quantise it coarsely by design): a mean outside the levels, or
-  // within 3 rms of an end, clips much of it.
-  if (nbits > 2 && (scale.offset < 3.0 * scale.scale || scale.offset > top - 3.0 * scale.scale)) {
+  // The noise itself: a mean outside the levels, or within 3 rms of an end, clips much of it.
+  // Without noise only the zero-signal level can lie outside.
+  if (c.noise && (scale.offset < 3.0 * scale.scale || scale.offset > top - 3.0 * scale.scale)) {
     log_warning("--mean {} with --rms {} for {}-bit output (levels 0 to {}): {} of the noise clips at {}", scale.offset,
                 scale.scale, nbits, top, scale.offset < 0.0 || scale.offset > top ? "more than half" : "a part",
                 scale.offset < top / 2.0 ? "0" : fmt::format("{}", top));
+  } else if (!c.noise && (scale.offset < 0.0 || scale.offset > top)) {
+    log_warning("--mean {} is outside the {}-bit levels (0 to {}): the zero signal clips at {}", scale.offset, nbits,
+                top, scale.offset < 0.0 ? "0" : fmt::format("{}", top));
   }
   const double headroom = (top - scale.offset) / scale.scale;  // noise rms up to the highest level
-  if (nbits > 2 && peak + 3.0 > headroom) {
+  // A peak above the top level clips; with noise, one within 3 rms of it clips where the noise
+  // pushes it over (hence "may"). Without noise there is no such margin.
+  if (peak > headroom) {
     log_warning(
-        "the brightest signal reaches {:.3g} noise rms per channel, but {}-bit output clips at {:.3g} rms "
-        "above the mean: it will be clipped (lower --rms to make room)",
+        "the brightest signal reaches {:.3g} noise rms per channel, but {}-bit output holds {:.3g} rms above the "
+        "mean: its peaks will clip (lower --rms to make room)",
         peak, nbits, headroom);
+  } else if (c.noise && peak + 3.0 > headroom) {
+    log_warning(
+        "the brightest signal reaches {:.3g} noise rms per channel: the signal plus 3 rms of noise may exceed "
+        "the {:.3g} rms above the mean that {}-bit output holds, so its peaks may clip (lower --rms to make room)",
+        peak, headroom, nbits);
   }
 }
 

@@ -35,11 +35,26 @@ expect_usage "outside the observation" --frb time=100,dm=10,snr=10 --nsamples 10
 expect_usage "strength once" --period 10 --snrpeak 3 --fold-snr 10 --nsamples 1000 --seed 1
 expect_usage "snr=<folded S/N>, once" --psr period=5,snr=5,snrpeak=3 --nsamples 1000 --seed 1
 expect_usage "inclination" --period 10 --binary --binc 200 --nsamples 1000 --seed 1
+# --nsamples 0 is refused as --tobs 0 is (it wrote a header-only file).
+expect_usage "--nsamples must be positive" --nsamples 0 --seed 1
+expect_usage "--tobs must be positive" --tobs 0 --seed 1
 # A mean that puts the noise outside the output levels is warned of (the file is still written).
 "$fp" --seed 1 --nsamples 1000 --nbits 8 --mean -300 -o "$tmp/clip.fil" 2>"$tmp/err" || fail "--mean -300 refused"
 grep -q "more than half of the noise clips at 0" "$tmp/err" || fail "no warning for --mean -300: $(cat "$tmp/err")"
 "$fp" --seed 1 --nsamples 1000 --nbits 8 -o "$tmp/noclip.fil" 2>"$tmp/err"
 [ ! -s "$tmp/err" ] || fail "a warning with the default levels: $(cat "$tmp/err")"
+# A signal is warned of only when it can clip: without noise, when it alone passes the top level
+# (8 bits hold 4 rms above the mean; snrpeak 5 in 16 channels is 1.25 rms, snrpeak 40 is 10 rms);
+# with noise, when it does with 3 rms of noise on top.
+clip=(--nchans 16 --nsamples 4096 --nbits 8 --period 100 --seed 1)
+"$fp" "${clip[@]}" --no-noise --snrpeak 5 -o "$tmp/nn.fil" 2>"$tmp/err" || fail "--no-noise refused"
+[ ! -s "$tmp/err" ] || fail "a clipping warning for --no-noise and a weak signal: $(cat "$tmp/err")"
+"$fp" "${clip[@]}" --no-noise --snrpeak 40 -o "$tmp/nn.fil" 2>"$tmp/err" || fail "--no-noise refused"
+grep -q "10 noise rms .* holds 4 rms above the mean: its peaks will clip" "$tmp/err" ||
+  fail "no clipping warning for a 10-rms signal without noise: $(cat "$tmp/err")"
+"$fp" "${clip[@]}" --snrpeak 5 -o "$tmp/nn.fil" 2>"$tmp/err" || fail "--snrpeak 5 refused"
+grep -q "1.25 noise rms .* plus 3 rms of noise may exceed the 4 rms above the mean" "$tmp/err" ||
+  fail "no clipping warning for a 1.25-rms signal with noise: $(cat "$tmp/err")"
 # One dash works for every long option, SIGPROC's and ours alike.
 "$fp" -period 10 -nsamples 1000 -fold-snr 5 -seed 3 -o "$tmp/one.fil" -q
 "$fp" --period 10 --nsamples 1000 --fold-snr 5 --seed 3 -o "$tmp/two.fil" -q
@@ -87,6 +102,18 @@ p = r["pulsars"]
 assert len(p) == 2 and abs(p[1]["expected_fold_snr"] - 12 * r["quantisation_efficiency"]) < 1e-6
 assert p[1]["z"] < 0          # accn > 0 (away from us): the frequency falls
 assert abs(r["pulses"][0]["expected_snr"] - 15 * r["quantisation_efficiency"]) < 1e-6
+PY
+
+# The report's fluence is in the unit of --frb fluence= (noise rms x ms): fed back, it gives the
+# same pulse, the S/N of the snr= it came from.
+frb=(--nchans 64 --fch1 1500 --foff -1 --tsamp 64 --nsamples 20000 --nbits 32 --seed 1 -q)
+"$fp" "${frb[@]}" --frb time=0.5,dm=100,width=1.5,snr=30 --report "$tmp/f1.json" -o "$tmp/f1.fil"
+fluence=$(python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["pulses"][0]["fluence_rms_ms"]))' \
+  "$tmp/f1.json") || fail "no fluence_rms_ms in the report: $(cat "$tmp/f1.json")"
+"$fp" "${frb[@]}" --frb "time=0.5,dm=100,width=1.5,fluence=$fluence" --report "$tmp/f2.json" -o "$tmp/f2.fil"
+python3 - "$tmp/f2.json" <<'PY' || fail "fluence=$fluence from the report does not give S/N 30: $(cat "$tmp/f2.json")"
+import json, sys
+assert abs(json.load(open(sys.argv[1]))["pulses"][0]["expected_snr"] - 30) < 1e-6
 PY
 
 # A FIFO given to -o is written in place, not replaced by a regular file.

@@ -64,4 +64,9 @@ expect_usage "npol" --voltages --npol 3
 expect_usage "outside the band" --voltages --tone freq=10,amp=1
 expect_usage "voltage format" --voltages --vformat ci4
 expect_usage "power=" --psr period=5,power=0.1
+# The strength of the --period pulsar without --period (it injected nothing), and --nsamples 0.
+expect_usage "no --period" --voltages --tobs 0.01 --peak-power 1
+expect_usage "no --period" --voltages --tobs 0.01 --fold-snr 5
+expect_usage "--nsamples must be positive" --voltages --nsamples 0
+expect_usage "--tobs must be positive" --voltages --tobs 0
 echo PASS
