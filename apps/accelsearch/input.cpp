@@ -113,7 +113,7 @@ std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
   if (!ts) return std::nullopt;
   ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
-  std::string root = fmt::format("{}_DM{:.{}f}", prefix_, ts->dm, dm_decimals_);
+  std::string root = presto_dm_root(prefix_, ts->dm, dm_decimals_);
   // Trials closer than the name's precision would overwrite each other's files (dedisp refuses
   // such names before it starts; a stream's DMs come one at a time).
   if (const auto [it, fresh] = dm_of_root_.emplace(root, ts->dm); !fresh) {

@@ -74,7 +74,7 @@ class FileSeries final : public Output {
       } else {
         // "-o obs.tim" with several DMs means the root "obs": obs_DM12.50.tim ...
         const std::string root = o.path.ends_with(ext) ? o.path.substr(0, o.path.size() - 4) : o.path;
-        paths_.push_back(dm_file_root(root, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
+        paths_.push_back(presto_dm_root(root, s.dm, o.dm_decimals) + (tim ? ".tim" : ".dat"));
       }
     }
     check_unique(paths_);
@@ -424,10 +424,6 @@ const char* to_string(OutputFormat f) {
       return "fil";
   }
   return "?";
-}
-
-std::string dm_file_root(const std::string& root, double dm, int decimals) {
-  return fmt::format("{}_DM{:.{}f}", root, dm, decimals);
 }
 
 std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,

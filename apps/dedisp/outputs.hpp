@@ -62,7 +62,4 @@ class Output {
 std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,
                                     const std::vector<SeriesMeta>& series);
 
-/// "<root>_DM12.50" as prepsubband names its outputs.
-std::string dm_file_root(const std::string& root, double dm, int decimals);
-
 }  // namespace fastpsr::app

@@ -451,13 +451,13 @@ std::unique_ptr<VoltageReader> open_voltage_reader(std::unique_ptr<ByteSource> s
     if (!first) throw Error(ErrorCode::format, "empty GUPPI file", src->name());
     return std::make_unique<GuppiReader>(std::move(src), std::move(*first));
   }
-  if (!raw && starts_with_header_card(first_bytes)) {
-    throw Error(ErrorCode::format,
-                "the file starts with header cards but holds no BLOCSIZE card before its end: a GUPPI RAW file cut "
-                "short inside its first header?",
-                src->name());
-  }
   if (!raw) {
+    if (starts_with_header_card(first_bytes)) {
+      throw Error(ErrorCode::format,
+                  "the file starts with header cards but holds no BLOCSIZE card before its end: a GUPPI RAW file "
+                  "cut short inside its first header?",
+                  src->name());
+    }
     throw Error(ErrorCode::invalid_argument,
                 "not a PSRDADA or GUPPI RAW file: give --format (and --fcentre, --bw or --tsamp) to read raw samples",
                 src->name());

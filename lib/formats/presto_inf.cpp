@@ -194,6 +194,10 @@ std::string presto_root(const std::string& path) {
   return path;
 }
 
+std::string presto_dm_root(const std::string& root, double dm, int decimals) {
+  return fmt::format("{}_DM{:.{}f}", root, dm, decimals);
+}
+
 std::string presto_telescope_name(int id) {
   switch (id) {
     case 0: return "Fake";

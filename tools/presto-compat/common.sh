@@ -13,8 +13,12 @@ refuse() {
   echo "$shim (fastpsr): error: $*" >&2
   exit 2
 }
-# prepsubband and prepdata barycentre unless -nobary; dedisp never does: say so, but run.
-note_nobary() {
-  [ -n "$1" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
+# What prepsubband and prepdata need before dedisp runs: check_presto_command ROOT NOBARY NINPUTS.
+# PRESTO requires -o (clig -m) and concatenates several input files, which dedisp does not; it
+# barycentres unless -nobary, which dedisp never does: said, but run.
+check_presto_command() {
+  [ "$3" -le 1 ] || refuse "$3 input files: one input file is supported (PRESTO concatenates several)"
+  [ -n "$1" ] || refuse "-o <root> is required"
+  [ -n "$2" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
     "these series are topocentric (as with -nobary; the .inf says Barycentered? = 0)" >&2
 }

@@ -55,6 +55,9 @@ void write_inf(const std::string& path, const PrestoInf& inf);
 /// dot of the file name removed only for those suffixes).
 std::string presto_root(const std::string& path);
 
+/// "<root>_DM12.50" as prepsubband names its outputs (`decimals` after the point; PRESTO: 2).
+std::string presto_dm_root(const std::string& root, double dm, int decimals);
+
 /// Telescope names as PRESTO spells them for SIGPROC telescope_id codes (formats.md §1.7).
 std::string presto_telescope_name(int telescope_id);
 /// Backend names as PRESTO spells them for SIGPROC machine_id codes; "Unknown" for the others
