@@ -215,11 +215,14 @@ class CpuFdotSearcher final : public FdotSearcher {
       }
       return;
     }
-    // Interbin: rk = 2r from C(r); rk = 2r + 1 from (pi/4)(C(r) - C(r+1)).
+    // Interbin: rk = 2r from C(r); rk = 2r + 1 from (pi/4)(C(r) - C(r+1)). C(o0 + use_), the
+    // extra value the last odd rk needs, is the next segment's first output: that segment owns
+    // its even rk (the two round differently, and threads finish in any order; the GPU does the
+    // same).
     const float quarter_pi = 0.785398163397448F;
     for (std::int64_t i = 0; i < count; ++i) {
       const std::int64_t rk = 2 * (o0 + i);
-      if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[2 * i] * std::norm(c[i]);
+      if (i < use_ && rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[2 * i] * std::norm(c[i]);
       if (i + 1 < count && rk + 1 >= plane_lo_ && rk + 1 < p_.rk_end) {
         row[rk + 1 - plane_lo_] = f[2 * i + 1] * std::norm(quarter_pi * (c[i] - c[i + 1]));
       }
