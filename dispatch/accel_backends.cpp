@@ -25,9 +25,17 @@ std::unique_ptr<FdotSearcher> make_fdot_searcher(const AccelSearchProblem& probl
                                                  const DeviceChoice& device) {
   if (device.backend == Backend::cpu) return cpu::make_fdot_searcher(problem, options);
 #if FASTPSR_HAVE_CUDA_ACCEL
-  return cuda::make_fdot_searcher(
-      problem, detail::with_tuning("accel", accel_shape_key(problem, options.gpu_config), device, options),
-      device.gpu_index);
+  try {
+    return cuda::make_fdot_searcher(
+        problem, detail::with_tuning("accel", accel_shape_key(problem, options.gpu_config), device, options),
+        device.gpu_index);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::resource || !device.automatic) throw;
+    log_warning("{}: searching on the CPU instead (--device auto; in blocks if the plane is larger than "
+                "--plane-memory)",
+                e.what());
+    return cpu::make_fdot_searcher(problem, options);
+  }
 #else
   throw Error(ErrorCode::unsupported, "this build has no GPU acceleration search (use --device cpu)");
 #endif

@@ -37,6 +37,7 @@ DeviceChoice resolve_device(const DeviceSpec& spec) {
   DeviceChoice gpu;
   gpu.backend = Backend::cuda;
   gpu.gpu_index = spec.index;
+  gpu.automatic = spec.kind == DeviceSpec::Kind::automatic;
   gpu.model = fmt::format("{}, sm_{}{}, {} SMs", props.name, props.sm_major, props.sm_minor, props.multiprocessors);
   gpu.description =
       fmt::format("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)", spec.index, props.name, props.sm_major, props.sm_minor,

@@ -16,7 +16,9 @@
 #include "fastpsr/accel_search.hpp"
 #include "fastpsr/accel_sift.hpp"
 #include "fastpsr/byte_stream.hpp"
+#include "fastpsr/cpu/fftw_planning.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
 #include "input.hpp"
 #include "trials.hpp"
@@ -54,6 +56,7 @@ struct Options {
   bool median = false;
   bool no_dered = false;
   bool inmem = false;
+  double plane_memory_gib = std::numeric_limits<double>::quiet_NaN();  // NaN: half the usable memory
   bool otheropt = false;
   bool noharmpolish = false;
   bool noharmremove = false;
@@ -65,6 +68,8 @@ struct Options {
   std::string gpu_config;
   bool no_tuning = false;
   bool host_fft = false;
+  std::string fftw = "measure";
+  std::string wisdom;
   // NaN: not given (a negative bin is refused by the plan, not taken as "not given").
   double rlo = std::numeric_limits<double>::quiet_NaN();
   double rhi = std::numeric_limits<double>::quiet_NaN();
@@ -89,7 +94,12 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--zaplist", c.zaplist, "Birdies to zap: lines 'freq_hz width_hz' (PRESTO .zaplist)");
   app.add_option("--baryv", c.baryv, "Average barycentric velocity (v/c) for the zaplist")->capture_default_str();
   app.add_option("--ncpus", o.ncpus, "CPU threads (default: all)");
-  app.add_flag("--inmem", o.inmem, "Accepted for PRESTO compatibility (the plane is always kept in memory)");
+  app.add_flag("--inmem", o.inmem,
+               "Keep the whole f-fdot plane in memory whatever its size (PRESTO's -inmem; see --plane-memory)");
+  app.add_option("--plane-memory", o.plane_memory_gib,
+                 "CPU search: GiB the f-fdot plane may take; a larger one is searched in blocks that recompute the "
+                 "sub-harmonics (PRESTO's default search: the same candidates, ~3x (8 harmonics) to ~6x (16) the "
+                 "correlations); 0: no limit (default: half the memory this process may use)");
   app.add_flag("--otheropt", o.otheropt, "Accepted for PRESTO compatibility (no effect)");
   app.add_flag("--median", o.median, "Block-median power normalisation (the default)");
   app.add_flag("--locpow", o.locpow, "Local-power normalisation (double top-hat of 20 bins)");
@@ -109,6 +119,11 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--gpu-config", o.gpu_config,
                  "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch); they override the tuned ones");
   app.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune accel`)");
+  app.add_option("--fftw", o.fftw,
+                 "CPU search: FFTW planning of the correlations, estimate, measure or patient (measured plans are "
+                 "kept in --wisdom, so that later runs use the same plans and give the same bits)")
+      ->capture_default_str();
+  app.add_option("--wisdom", o.wisdom, "FFTW wisdom file ('none' to skip); default ~/.cache/fastpsr/fftwf-wisdom");
   app.add_flag("--serial", o.serial,
                "One trial at a time, and a new searcher whenever the series length changes (the behaviour before "
                "2026-11-26; for timing comparisons)");
@@ -135,6 +150,11 @@ AccelConfig finish_config(Options& o) {
                             o.lobin));
   }
   if (o.ncpus < 0) usage_error(fmt::format("--ncpus must be >= 0, got {}", o.ncpus));
+  if (!parse_fftw_effort(o.fftw)) {
+    usage_error(fmt::format("--fftw '{}' is not one of estimate, measure, patient", o.fftw));
+  }
+  if (o.inmem && !std::isnan(o.plane_memory_gib)) usage_error("-inmem and --plane-memory: choose one");
+  if (o.plane_memory_gib < 0.0) usage_error(fmt::format("--plane-memory must be >= 0 GiB, got {}", o.plane_memory_gib));
   c.threads = o.ncpus;
   if (!std::isnan(o.rlo)) c.rlo = o.rlo;
   if (!std::isnan(o.rhi)) c.rhi = o.rhi;
@@ -182,6 +202,17 @@ int run(int argc, char** argv) {
   sopts.fft_len = o.fft_len;
   if (!o.gpu_config.empty()) sopts.gpu_config = parse_key_values(o.gpu_config);
   sopts.use_tuning = !o.no_tuning;
+  sopts.fftw_effort = *parse_fftw_effort(o.fftw);
+  const std::string wisdom = o.wisdom.empty() ? cpu::default_fftw_wisdom_path() : o.wisdom;
+  const bool use_wisdom =
+      device.backend == Backend::cpu && wisdom != "none" && sopts.fftw_effort != FftwEffort::estimate;
+  if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
+  if (std::isnan(o.plane_memory_gib) && !o.inmem) {
+    sopts.plane_memory = usable_host_memory() / 2;
+  } else if (!o.inmem) {
+    sopts.plane_memory = static_cast<std::size_t>(o.plane_memory_gib * 1073741824.0);
+    if (o.plane_memory_gib > 0.0 && sopts.plane_memory == 0) sopts.plane_memory = 1;
+  }
 
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
   TrialSettings settings;
@@ -218,6 +249,13 @@ int run(int argc, char** argv) {
     source.read_file = [&](std::size_t i) { return read_accel_input(o.inputs[i], fft); };
   }
   const std::vector<SiftInput> sift_inputs = run_trials(source, settings);
+  if (use_wisdom) {
+    try {
+      cpu::export_fftw_wisdom(wisdom);
+    } catch (const Error& e) {
+      log_verbose("FFTW wisdom not saved: {}: {}", e.path(), e.what());
+    }
+  }
   if (streaming && sift_inputs.empty()) {
     // A pipe whose writer failed before its first record (`dedisp missing.fil ... | accelsearch -`)
     // must not look like a search that found nothing.

@@ -198,6 +198,13 @@ class Searcher {
   std::unique_ptr<FdotSearcher> make(const AccelSearchProblem& p) {
     auto searcher = make_fdot_searcher(p, s_.search, s_.device);
     ++made_;
+    const std::size_t plane = accel_plane_bytes(p);
+    if (s_.device.backend == Backend::cpu && s_.search.plane_memory > 0 && plane > s_.search.plane_memory) {
+      log_info(
+          "the f-fdot plane would take {:.2f} GiB, more than --plane-memory {:.2f} GiB: searched in blocks that "
+          "recompute the sub-harmonics (same candidates, more correlations; -inmem keeps the whole plane)",
+          static_cast<double>(plane) / 1073741824.0, static_cast<double>(s_.search.plane_memory) / 1073741824.0);
+    }
     log_verbose("searcher: {}", searcher->describe());
     log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",
                 static_cast<double>(searcher->host_bytes()) / 1048576.0,

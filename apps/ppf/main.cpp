@@ -15,6 +15,7 @@
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/byte_stream.hpp"
+#include "fastpsr/cpu/fftw_planning.hpp"
 #include "fastpsr/cpu/ppf_cpu.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
@@ -77,16 +78,6 @@ struct Options {
   std::string fftw = "measure";
   std::string wisdom;
 };
-
-std::string default_wisdom_path() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::string(xdg) + "/fastpsr/fftwf-wisdom";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::string(home) + "/.cache/fastpsr/fftwf-wisdom";
-  }
-  return "none";
-}
 
 void print_filter(const ChanneliserPlan& plan, const Options& o) {
   const auto s = summarise_ppf_response(plan.coeffs, plan.nchans());
@@ -284,7 +275,7 @@ int run(int argc, char** argv) {
   copt.fftw_effort = o.fftw == "estimate"  ? ChanneliserOptions::FftwEffort::estimate
                      : o.fftw == "patient" ? ChanneliserOptions::FftwEffort::patient
                                            : ChanneliserOptions::FftwEffort::measure;
-  const std::string wisdom = o.wisdom.empty() ? default_wisdom_path() : o.wisdom;
+  const std::string wisdom = o.wisdom.empty() ? cpu::default_fftw_wisdom_path() : o.wisdom;
   const bool use_wisdom = device.backend == Backend::cpu && wisdom != "none" && o.fftw != "estimate";
   if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
   times.plan = seconds_since(t_start);
@@ -400,8 +391,6 @@ int run(int argc, char** argv) {
   }
   progress.finish();
   if (use_wisdom) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
     try {
       cpu::export_fftw_wisdom(wisdom);
     } catch (const Error& e) {

@@ -9,6 +9,8 @@
 
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/cpu/accel_plane_windows.hpp"
+#include "fastpsr/cpu/fftw_planning.hpp"
 #include "fastpsr/cpu/harmonic_kernels.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/fftw_lock.hpp"
@@ -17,6 +19,20 @@ namespace fastpsr::cpu {
 namespace {
 
 using cf = std::complex<float>;
+
+// The harmonic sums take rk in chunks of this many (a chunk's running sums stay in L2); blocks of
+// the block search are whole chunks, so both searches hand the sink the same ranges.
+constexpr std::int64_t kChunk = 1 << 14;
+
+// Where the harmonic sums find term t's powers: row zi of the plane (or of the term's window)
+// starts at row(zi) and holds columns (rk) from col0.
+struct TermView {
+  float* base = nullptr;  // row row0
+  std::int64_t col0 = 0;
+  std::size_t pitch = 0;
+  int row0 = 0;
+  [[nodiscard]] float* row(int zi) const noexcept { return base + static_cast<std::size_t>(zi - row0) * pitch; }
+};
 
 struct FftwFree {
   void operator()(void* p) const noexcept { fftwf_free(p); }
@@ -88,16 +104,26 @@ class CpuFdotSearcher final : public FdotSearcher {
     o_lo_ = nb_ == 2 ? plane_lo_ : plane_lo_ / 2;
     o_hi_ = nb_ == 2 ? p_.rk_end : p_.rk_end / 2 + 1;  // interbin needs C(r+1) for odd rk
     nseg_ = (o_hi_ - o_lo_ + use_ - 1) / use_;
-    const unsigned flags = len_ >= 2048 ? FFTW_MEASURE : FFTW_ESTIMATE;
+    const unsigned flags = fftw_flags(o.fftw_effort);
     auto a = fftw_alloc<cf>(static_cast<std::size_t>(len_));
     auto b = fftw_alloc<cf>(static_cast<std::size_t>(len_));
     fwd_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_FORWARD, flags);
     inv_ = std::make_unique<FftwPlan>(len_, a.get(), b.get(), FFTW_BACKWARD, flags);
     make_kernels();
-    plane_size_ = static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(plane_len_);
+    terms_ = sum_terms(p_.stages());
+    whole_plane_bytes_ = accel_plane_bytes(p_);
+    FASTPSR_EXPECTS(o.block_rk >= 0 && o.block_rk % kChunk == 0,
+                    "accel: the block search's width must be a positive multiple of {} rk, got {}", kChunk, o.block_rk);
+    if (o.block_rk > 0) {
+      block_rk_ = o.block_rk;
+    } else if (o.plane_memory > 0 && whole_plane_bytes_ > o.plane_memory) {
+      block_rk_ = widest_block(o.plane_memory);
+    }
     // Not zeroed here: search() poisons it in parallel, so its pages are first touched by the
     // threads that use them. The padding after the last row lets the harmonic sums' vector loads
     // run past a row's end (stretched_add).
+    plane_size_ = block_rk_ > 0 ? block_window_bytes(terms_, p_.zmax, block_rk_) / sizeof(float)
+                                : whole_plane_bytes_ / sizeof(float);
     plane_.reset(new float[plane_size_ + kStretchedPad]);
     std::fill(plane_.get() + plane_size_, plane_.get() + plane_size_ + kStretchedPad, 0.0F);
   }
@@ -111,8 +137,17 @@ class CpuFdotSearcher final : public FdotSearcher {
     FASTPSR_EXPECTS(scale.rk_start.size() == scale.factor.size(), "accel: the power scale has {} starts for {} factors",
                     scale.rk_start.size(), scale.factor.size());
     scale_ = &scale;
-    compute_plane(spectrum);
-    harmonic_sums(sink);
+    if (block_rk_ == 0) {
+      compute_plane(spectrum);
+      const std::vector<TermView> views(terms_.size(),
+                                        TermView{plane_.get(), plane_lo_, static_cast<std::size_t>(plane_len_), 0});
+      harmonic_sums(sink, views, p_.rk_begin, p_.rk_end);
+      return;
+    }
+    for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += block_rk_) {
+      const std::int64_t b = std::min(a + block_rk_, p_.rk_end);
+      harmonic_sums(sink, compute_windows(spectrum, a, b), a, b);
+    }
   }
 
   void set_powcut(std::span<const float> powcut) override {
@@ -122,17 +157,41 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   [[nodiscard]] std::string describe() const override {
+    constexpr double mib = 1024.0 * 1024.0;
+    const std::string plane =
+        block_rk_ == 0 ? fmt::format("plane {:.1f} MiB", static_cast<double>(whole_plane_bytes_) / mib)
+                       : fmt::format(
+                             "block search: {} rk a block, sub-harmonic windows recomputed for each ({:.1f} MiB; the "
+                             "whole plane would take {:.1f} MiB)",
+                             block_rk_, static_cast<double>(plane_size_ * sizeof(float)) / mib,
+                             static_cast<double>(whole_plane_bytes_) / mib);
     return fmt::format(
         "CPU FFTW overlap-save: {} templates (z {}..{} step 2), {} interpolation, FFT length {} ({} good points, {} "
-        "segments), harmonic stages {}, plane {:.1f} MiB",
+        "segments), harmonic stages {}, {}",
         p_.numz(), -p_.zmax, p_.zmax, nb_ == 2 ? "Fourier (numbetween 2)" : "interbin", len_, use_, nseg_, p_.stages(),
-        static_cast<double>(plane_size_ * sizeof(float)) / (1024.0 * 1024.0));
+        plane);
   }
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return plane_size_ * sizeof(float) + kernels_.size() * sizeof(cf);
+    return (plane_size_ + kStretchedPad) * sizeof(float) + kernels_.size() * sizeof(cf);
   }
 
  private:
+  // The widest block (whole chunks) whose windows fit `budget` bytes; one chunk at the least.
+  [[nodiscard]] std::int64_t widest_block(std::size_t budget) const {
+    const std::int64_t range = p_.rk_end - p_.rk_begin;
+    std::int64_t lo = 1;
+    std::int64_t hi = (range + kChunk - 1) / kChunk;
+    while (lo < hi) {  // the window bytes grow with the width
+      const std::int64_t mid = (lo + hi + 1) / 2;
+      if (block_window_bytes(terms_, p_.zmax, mid * kChunk) <= budget) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo * kChunk;
+  }
+
   void make_kernels() {
     const int numz = p_.numz();
     kernels_.assign(static_cast<std::size_t>(numz) * static_cast<std::size_t>(len_), cf(0.0F, 0.0F));
@@ -157,7 +216,6 @@ class CpuFdotSearcher final : public FdotSearcher {
     const auto plane_points = static_cast<std::int64_t>(plane_size_);
 #pragma omp parallel for schedule(static) num_threads(poison_threads)
     for (std::int64_t i = 0; i < plane_points; ++i) plane_[i] = -1.0F;  // poison: every point must be written
-    const auto numbins = static_cast<std::int64_t>(x.size());
     const int numz = p_.numz();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
 #pragma omp parallel num_threads(nthreads)
@@ -170,26 +228,86 @@ class CpuFdotSearcher final : public FdotSearcher {
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t s = 0; s < nseg_; ++s) {
         const std::int64_t o0 = o_lo_ + s * use_;
-        const std::int64_t q0 = o0 - static_cast<std::int64_t>(nb_) * hmax_;  // spread-domain start
-        for (int n = 0; n < len_; ++n) {
-          const std::int64_t q = q0 + n;
-          cf v(0.0F, 0.0F);
-          if (q >= 0 && q % nb_ == 0 && q / nb_ < numbins) v = x[static_cast<std::size_t>(q / nb_)];
-          seg[static_cast<std::size_t>(n)] = v;
-        }
-        fwd_->run(seg.get(), segf.get());
-        const std::int64_t count = std::min<std::int64_t>(use_ + (nb_ == 1 ? 1 : 0), o_hi_ - o0);
-        // The power scale of this segment's rk, looked up once for all templates.
-        const std::int64_t rk0 = nb_ == 2 ? o0 : 2 * o0;
-        for (std::int64_t i = 0; i < (3 - nb_) * count; ++i) factors[static_cast<std::size_t>(i)] = scale_->at(rk0 + i);
+        const std::int64_t count = transform_segment(x, s, seg.get(), segf.get(), factors);
         for (int zi = 0; zi < numz; ++zi) {
-          const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
-          multiply(segf.get(), k, prod.get());
-          inv_->run(prod.get(), corr.get());
-          store_powers(zi, o0, corr.get(), count, factors.data());
+          correlate(segf.get(), zi, prod.get(), corr.get());
+          float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
+          store_powers(row, plane_lo_, p_.rk_end, o0, corr.get(), count, factors.data());
         }
       }
     }
+  }
+
+  // The block search: the windows of every term for rk in [a, b), each from the same segment
+  // (and so the same bits) as in the whole plane. Returns where the sums find them.
+  std::vector<TermView> compute_windows(std::span<const cf> x, std::int64_t a, std::int64_t b) {
+    std::vector<PlaneWindow> windows;
+    std::vector<TermView> views;
+    std::size_t offset = 0;
+    for (const auto& t : terms_) {
+      windows.push_back(term_window(t, p_.zmax, a, b));
+      const auto& w = windows.back();
+      views.push_back({plane_.get() + offset, w.col_lo, static_cast<std::size_t>(term_pitch(t, block_rk_)), w.row_lo});
+      offset += static_cast<std::size_t>(w.rows()) * views.back().pitch;
+    }
+    FASTPSR_ASSERT(offset <= plane_size_);
+    const auto jobs = segment_jobs(windows, o_lo_, use_, nb_ == 1);
+    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto poison = static_cast<std::int64_t>(offset);
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (std::int64_t i = 0; i < poison; ++i) plane_[i] = -1.0F;  // poison: every point must be written
+    const auto njobs = static_cast<std::int64_t>(jobs.size());
+#pragma omp parallel num_threads(nthreads)
+    {
+      auto seg = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto segf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto prod = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      auto corr = fftw_alloc<cf>(static_cast<std::size_t>(len_));
+      std::vector<float> factors(2 * static_cast<std::size_t>(use_ + 2));
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t j = 0; j < njobs; ++j) {
+        const auto& job = jobs[static_cast<std::size_t>(j)];
+        const std::int64_t o0 = o_lo_ + job.segment * use_;
+        const std::int64_t count = transform_segment(x, job.segment, seg.get(), segf.get(), factors);
+        for (int zi = job.row_lo; zi <= job.row_hi; ++zi) {
+          correlate(segf.get(), zi, prod.get(), corr.get());
+          for (std::size_t t = 0; t < windows.size(); ++t) {
+            const auto& w = windows[t];
+            if ((job.terms >> t & 1U) == 0 || zi < w.row_lo || zi > w.row_hi) continue;
+            store_powers(views[t].row(zi), w.col_lo, w.col_hi, o0, corr.get(), count, factors.data());
+          }
+        }
+      }
+    }
+    return views;
+  }
+
+  // Fills `seg` with segment s of the (spread) spectrum and transforms it into `segf`; `factors`
+  // gets the power scale of its rk. Returns how many outputs it has (see store_powers).
+  std::int64_t transform_segment(std::span<const cf> x, std::int64_t s, cf* seg, cf* segf,
+                                 std::vector<float>& factors) const {
+    const auto numbins = static_cast<std::int64_t>(x.size());
+    const std::int64_t o0 = o_lo_ + s * use_;
+    const std::int64_t q0 = o0 - static_cast<std::int64_t>(nb_) * hmax_;  // spread-domain start
+    for (int n = 0; n < len_; ++n) {
+      const std::int64_t q = q0 + n;
+      cf v(0.0F, 0.0F);
+      if (q >= 0 && q % nb_ == 0 && q / nb_ < numbins) v = x[static_cast<std::size_t>(q / nb_)];
+      seg[static_cast<std::size_t>(n)] = v;
+    }
+    fwd_->run(seg, segf);
+    const std::int64_t count = std::min<std::int64_t>(use_ + (nb_ == 1 ? 1 : 0), o_hi_ - o0);
+    // The power scale of this segment's rk, looked up once for all templates.
+    const std::int64_t rk0 = nb_ == 2 ? o0 : 2 * o0;
+    for (std::int64_t i = 0; i < (3 - nb_) * count; ++i) factors[static_cast<std::size_t>(i)] = scale_->at(rk0 + i);
+    return count;
+  }
+
+  // corr = the correlation of the transformed segment with template zi.
+  void correlate(const cf* segf, int zi, cf* prod, cf* corr) const {
+    const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
+    multiply(segf, k, prod);
+    inv_->run(prod, corr);
   }
 
   // out = a * b elementwise, written on floats so that it vectorises (std::complex's operator*
@@ -204,14 +322,14 @@ class CpuFdotSearcher final : public FdotSearcher {
     }
   }
 
-  // Writes the plane row zi from the correlations c[i] = C(o0 + i), i < count.
-  // f[j] is the power scale at rk = rk0 + j (rk0 = o0 for fourier, 2 o0 for interbin).
-  void store_powers(int zi, std::int64_t o0, const cf* c, std::int64_t count, const float* f) {
-    float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
+  // Writes row[rk - lo] for the rk in [lo, hi) this segment owns, from the correlations
+  // c[i] = C(o0 + i), i < count. f[j] is the power scale at rk = rk0 + j (rk0 = o0 for fourier,
+  // 2 o0 for interbin).
+  void store_powers(float* row, std::int64_t lo, std::int64_t hi, std::int64_t o0, const cf* c, std::int64_t count,
+                    const float* f) const {
     if (nb_ == 2) {
-      for (std::int64_t i = 0; i < count; ++i) {
-        const std::int64_t rk = o0 + i;
-        if (rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[i] * std::norm(c[i]);
+      for (std::int64_t i = std::max<std::int64_t>(0, lo - o0); i < std::min(count, hi - o0); ++i) {
+        row[o0 + i - lo] = f[i] * std::norm(c[i]);
       }
       return;
     }
@@ -220,21 +338,25 @@ class CpuFdotSearcher final : public FdotSearcher {
     // its even rk (the two round differently, and threads finish in any order; the GPU does the
     // same).
     const float quarter_pi = 0.785398163397448F;
-    for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t first = std::max<std::int64_t>(0, lo / 2 - o0 - 1);
+    const std::int64_t last = std::min(count, (hi + 1) / 2 - o0 + 1);
+    for (std::int64_t i = first; i < last; ++i) {
       const std::int64_t rk = 2 * (o0 + i);
-      if (i < use_ && rk >= plane_lo_ && rk < p_.rk_end) row[rk - plane_lo_] = f[2 * i] * std::norm(c[i]);
-      if (i + 1 < count && rk + 1 >= plane_lo_ && rk + 1 < p_.rk_end) {
-        row[rk + 1 - plane_lo_] = f[2 * i + 1] * std::norm(quarter_pi * (c[i] - c[i + 1]));
+      if (i < use_ && rk >= lo && rk < hi) row[rk - lo] = f[2 * i] * std::norm(c[i]);
+      if (i + 1 < count && rk + 1 >= lo && rk + 1 < hi) {
+        row[rk + 1 - lo] = f[2 * i + 1] * std::norm(quarter_pi * (c[i] - c[i + 1]));
       }
     }
   }
 
-  void harmonic_sums(AccelHitSink& sink) {
-    constexpr std::int64_t chunk = 1 << 14;
+  // The sums, thresholds and hits of rk in [begin, end) (whole chunks from rk_begin), reading
+  // each term through its view.
+  void harmonic_sums(AccelHitSink& sink, const std::vector<TermView>& views, std::int64_t begin, std::int64_t end) {
+    constexpr std::int64_t chunk = kChunk;
     const int numz = p_.numz();
     const int stages = p_.stages();
     const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const std::int64_t nchunks = (p_.rk_end - p_.rk_begin + chunk - 1) / chunk;
+    const std::int64_t nchunks = (end - begin + chunk - 1) / chunk;
     // Threads take whole chunks (every z row of them), a group of chunks per parallel region;
     // the hits then go to the sink in chunk order.
     const std::int64_t group = 8 * static_cast<std::int64_t>(nthreads);
@@ -253,35 +375,33 @@ class CpuFdotSearcher final : public FdotSearcher {
         }
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t c = g0; c < g1; ++c) {
-          const std::int64_t a = p_.rk_begin + c * chunk;
-          const std::int64_t b = std::min(a + chunk, p_.rk_end);
-          std::size_t t = 0;
-          for (int s = 1; s < stages; ++s) {
-            const int H = 1 << s;
-            for (int h = 1; h < H; h += 2, ++t) {
-              for (std::int64_t rk = a; rk < b; ++rk) {
-                index[t][static_cast<std::size_t>(rk - a)] = static_cast<std::int32_t>(sub_rk(rk, h, H) - plane_lo_);
-              }
+          const std::int64_t a = begin + c * chunk;
+          const std::int64_t b = std::min(a + chunk, end);
+          for (std::size_t t = 1; t < terms_.size(); ++t) {
+            const auto [h, H] = terms_[t];
+            for (std::int64_t rk = a; rk < b; ++rk) {
+              index[t - 1][static_cast<std::size_t>(rk - a)] =
+                  static_cast<std::int32_t>(sub_rk(rk, h, H) - views[t].col0);
             }
           }
           auto& out = chunk_hits[static_cast<std::size_t>(c - g0)];
           out.clear();
-          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, index, sum, above, out);
+          for (int zi = 0; zi < numz; ++zi) sum_row(zi, a, b, stages, views, index, sum, above, out);
         }
       }
       for (std::int64_t c = g0; c < g1; ++c) {
-        const std::int64_t a = p_.rk_begin + c * chunk;
-        sink.consume(a, std::min(a + chunk, p_.rk_end), chunk_hits[static_cast<std::size_t>(c - g0)]);
+        const std::int64_t a = begin + c * chunk;
+        sink.consume(a, std::min(a + chunk, end), chunk_hits[static_cast<std::size_t>(c - g0)]);
       }
     }
   }
 
-  void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, const std::vector<std::vector<std::int32_t>>& index,
-               std::vector<float>& sum, std::vector<std::uint32_t>& above, std::vector<AccelHit>& out) const {
+  void sum_row(int zi, std::int64_t a, std::int64_t b, int stages, const std::vector<TermView>& views,
+               const std::vector<std::vector<std::int32_t>>& index, std::vector<float>& sum,
+               std::vector<std::uint32_t>& above, std::vector<AccelHit>& out) const {
     const int z = p_.z_of(zi);
     const std::size_t n = static_cast<std::size_t>(b - a);
-    const float* top =
-        plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_) + (a - plane_lo_);
+    const float* top = views[0].row(zi) + (a - views[0].col0);
     float* acc = sum.data();
     for (std::size_t i = 0; i < n; ++i) acc[i] = top[i];
     std::size_t t = 0;
@@ -290,7 +410,7 @@ class CpuFdotSearcher final : public FdotSearcher {
       // Stage s adds the odd harmonics h/H; the even ones were added as (h/2)/(H/2) before.
       for (int h = 1; h < H; h += 2, ++t) {
         const int szi = (sub_z(z, h, H) + p_.zmax) / 2;
-        const float* row = plane_.get() + static_cast<std::size_t>(szi) * static_cast<std::size_t>(plane_len_);
+        const float* row = views[t + 1].row(szi);
         const std::int32_t* idx = index[t].data();
         stretched_add(acc, row, idx, n);  // acc[i] += row[idx[i]], same bits on every path
       }
@@ -319,8 +439,11 @@ class CpuFdotSearcher final : public FdotSearcher {
   std::unique_ptr<FftwPlan> inv_;
   std::vector<cf> kernels_;                 // [zi][len]: conj(FFT(conj template)) / len
   const AccelPowerScale* scale_ = nullptr;  // of the spectrum being searched
-  std::unique_ptr<float[]> plane_;          // [zi][rk - plane_lo]
-  std::size_t plane_size_ = 0;
+  std::vector<SumTerm> terms_;              // of the harmonic sums, term 0 the highest harmonic
+  std::size_t whole_plane_bytes_ = 0;
+  std::int64_t block_rk_ = 0;       // rk a block of the block search; 0: the whole plane
+  std::unique_ptr<float[]> plane_;  // [zi][rk - plane_lo], or the block's windows
+  std::size_t plane_size_ = 0;      // floats
 };
 
 }  // namespace

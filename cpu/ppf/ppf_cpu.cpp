@@ -12,6 +12,7 @@
 #include <random>
 
 #include "fastpsr/cpu/cpu_features.hpp"
+#include "fastpsr/cpu/fftw_planning.hpp"
 #include "fastpsr/error.hpp"
 #include "ppf_fir_cpu.hpp"
 
@@ -36,18 +37,6 @@ struct FftwPlanDestroy {
   }
 };
 using FftwPlan = std::unique_ptr<fftwf_plan_s, FftwPlanDestroy>;
-
-unsigned fftw_flags(ChanneliserOptions::FftwEffort e) {
-  switch (e) {
-    case ChanneliserOptions::FftwEffort::estimate:
-      return FFTW_ESTIMATE;
-    case ChanneliserOptions::FftwEffort::measure:
-      return FFTW_MEASURE;
-    case ChanneliserOptions::FftwEffort::patient:
-      return FFTW_PATIENT;
-  }
-  return FFTW_ESTIMATE;
-}
 
 // --cpu-config: isa=avx512|avx2|generic (the FIR's SIMD variant; default the widest this CPU
 // runs). avx512 and avx2 give the same bits; generic rounds twice a tap.
@@ -478,18 +467,6 @@ double measure_host_copy_bandwidth(std::size_t bytes, int repeats, int threads) 
   }
   std::sort(secs.begin(), secs.end());
   return 2.0 * static_cast<double>(bytes) / secs[secs.size() / 2];
-}
-
-bool import_fftw_wisdom(const std::string& path) {
-  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-  return fftwf_import_wisdom_from_filename(path.c_str()) != 0;
-}
-
-void export_fftw_wisdom(const std::string& path) {
-  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-  if (fftwf_export_wisdom_to_filename(path.c_str()) == 0) {
-    throw Error(ErrorCode::io, "cannot write FFTW wisdom", path);
-  }
 }
 
 }  // namespace fastpsr::cpu

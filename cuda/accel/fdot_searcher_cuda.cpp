@@ -393,12 +393,17 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   }
   const auto batch = static_cast<std::size_t>(s_.batch);
   const double need = static_cast<double>(fixed + batch * (per_spectrum + segment_bytes));  // + forward FFT work
-  FASTPSR_EXPECTS(need < 0.9 * static_cast<double>(free_bytes),
-                  "accel (GPU): the search needs {:.2f} GiB of device memory ({:.2f} GiB of plane per spectrum, batch "
-                  "{}, {} plane{}), {:.2f} GiB are free: use --gpu-config plane=f16, a smaller batch or zchunk, "
-                  "overlap=0, or a smaller zmax",
-                  gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch, slots_,
-                  slots_ == 1 ? "" : "s", gib(static_cast<double>(free_bytes)));
+  // A resource error: with --device auto the search moves to the CPU, whose block search keeps
+  // any plane within --plane-memory (dispatch/accel_backends.cpp).
+  if (need >= 0.9 * static_cast<double>(free_bytes)) {
+    throw Error(ErrorCode::resource,
+                fmt::format("accel (GPU): the search needs {:.2f} GiB of device memory ({:.2f} GiB of plane per "
+                            "spectrum, batch {}, {} plane{}), {:.2f} GiB are free: use --gpu-config plane=f16, a "
+                            "smaller batch or zchunk, overlap=0, a smaller zmax, or --device cpu (which searches "
+                            "a plane of any size in blocks within --plane-memory)",
+                            gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch, slots_,
+                            slots_ == 1 ? "" : "s", gib(static_cast<double>(free_bytes))));
+  }
   for (int i = 0; i < 2; ++i) {
     spectra_[i] = DeviceBuffer<float2>(batch * numbins);
     staging_[i] = PinnedBuffer<std::complex<float>>(batch * numbins);

@@ -31,6 +31,11 @@ std::int64_t sub_rk(std::int64_t rk, int h, int H) noexcept {
   return (2 * rk * h + H) / (2 * static_cast<std::int64_t>(H));
 }
 
+std::size_t accel_plane_bytes(const AccelSearchProblem& p) noexcept {
+  const std::int64_t cols = p.rk_end - sub_rk(p.rk_begin, 1, p.numharm);
+  return static_cast<std::size_t>(p.numz()) * static_cast<std::size_t>(std::max<std::int64_t>(cols, 0)) * sizeof(float);
+}
+
 int sub_z(int z, int h, int H) noexcept {
   const int num = (z / 2) * h;
   const int mag = (2 * std::abs(num) + H) / (2 * H);

@@ -24,6 +24,9 @@ struct DeviceChoice {
   std::string description;  ///< e.g. "CPU (16 threads)" or "GPU 0: NVIDIA H100 80GB HBM3"
   /// A GPU's model, the device part of tuning database keys: "NVIDIA H100 80GB HBM3, sm_90, 132 SMs".
   std::string model;
+  /// Picked by --device auto (not asked for by name): a GPU that cannot take a job may then hand
+  /// it to the CPU (the accel search when its plane does not fit the GPU's memory).
+  bool automatic = false;
 };
 
 /// Parses "key=value,key=value" (spaces ignored); throws Error(invalid_argument) on a bad item.

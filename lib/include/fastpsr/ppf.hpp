@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fastpsr/fftw_effort.hpp"
 #include "fastpsr/ppf_window.hpp"
 
 namespace fastpsr {
@@ -127,7 +128,8 @@ struct ChanneliserOptions {
   std::map<std::string, std::string> cpu_config;
   bool use_tuning = false;  ///< CUDA backend: the tuning database under gpu_config (as DedispOptions)
   int threads = 0;          ///< CPU threads; 0 = OpenMP default
-  enum class FftwEffort { estimate, measure, patient } fftw_effort = FftwEffort::estimate;  ///< CPU planner
+  using FftwEffort = fastpsr::FftwEffort;
+  FftwEffort fftw_effort = FftwEffort::estimate;  ///< CPU planner
 };
 
 /// A streaming channeliser. It keeps every input sample not yet consumed (the T − 1 raw spectra

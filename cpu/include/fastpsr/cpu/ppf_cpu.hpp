@@ -34,10 +34,4 @@ PpfCpuTiming benchmark_cpu_ppf(const ChanneliserPlan& plan, const ChanneliserOpt
 /// second, median of `repeats` copies of `bytes`.
 double measure_host_copy_bandwidth(std::size_t bytes, int repeats, int threads);
 
-/// FFTW wisdom (single precision): import before planning, export after, so that measured
-/// plans are made once per machine. import returns false when the file is absent or invalid.
-bool import_fftw_wisdom(const std::string& path);
-/// Writes the accumulated wisdom; Error(io) naming the file when it cannot be written.
-void export_fftw_wisdom(const std::string& path);
-
 }  // namespace fastpsr::cpu

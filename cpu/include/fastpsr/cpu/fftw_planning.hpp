@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// FFTW planning shared by the CPU paths: the planner flags of an effort, and wisdom (single
+/// precision). Measured plans (FFTW_MEASURE,
+/// FFTW_PATIENT) are chosen by timing, so two runs can pick different algorithms and round
+/// differently; kept in a wisdom file, the plan a machine measured once is the plan of every
+/// later run there, which makes measured runs reproducible as well as fast.
+#include <string>
+
+#include "fastpsr/fftw_effort.hpp"
+
+namespace fastpsr::cpu {
+
+/// FFTW_ESTIMATE, FFTW_MEASURE or FFTW_PATIENT.
+unsigned fftw_flags(FftwEffort effort) noexcept;
+
+/// $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else ~/.cache/fastpsr/fftwf-wisdom, else "none".
+std::string default_fftw_wisdom_path();
+
+/// Imports the file's wisdom; false when it is absent or invalid (plans are then measured).
+bool import_fftw_wisdom(const std::string& path);
+
+/// Writes the accumulated wisdom under a temporary name and renames it into place, so that a
+/// concurrent run never reads half a file; creates the directory. Error(io) naming the file.
+void export_fftw_wisdom(const std::string& path);
+
+}  // namespace fastpsr::cpu

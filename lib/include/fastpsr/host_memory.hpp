@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// How much memory this process may use: the machine's RAM, or less where a control group (a
+/// batch system's job, a container) limits it. For defaults of memory budgets.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace fastpsr {
+
+/// The smaller of physical memory and the control group's limit (cgroup v2 memory.max or v1
+/// memory.limit_in_bytes of this process's group, when readable and set).
+std::size_t usable_host_memory();
+
+/// A cgroup memory limit as written in memory.max / memory.limit_in_bytes: a byte count, or
+/// nothing for "max" or a value so large it means no limit (v1 writes ~2^63). Exposed for tests.
+std::optional<std::size_t> parse_cgroup_limit(const std::string& text);
+
+}  // namespace fastpsr
