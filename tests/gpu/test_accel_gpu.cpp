@@ -13,6 +13,7 @@
 #include "fastpsr/accel_output.hpp"
 #include "fastpsr/accel_search.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
+#include "fastpsr/error.hpp"
 #include "fastpsr/presto_fft.hpp"
 #include "fastpsr/presto_inf.hpp"
 #include "support/reference_accel.hpp"
@@ -136,4 +137,32 @@ TEST_CASE("gpu accel: CPU and GPU give the same candidate list on the PRESTO bin
     CHECK(a[i].numharm == b[i].numharm);
     CHECK(b[i].sigma == doctest::Approx(a[i].sigma).epsilon(0.01));
   }
+}
+
+TEST_CASE("gpu accel: a plane larger than the GPU: a resource error by name, the CPU's block search under auto" *
+          doctest::skip(!cuda_accel_available())) {
+  // 2^26 bins at zmax 1200: a plane of 1201 x 2^27 x 4 bytes = 645 GB, beyond any GPU.
+  AccelSearchProblem p;
+  p.numbins = std::int64_t{1} << 26;
+  p.zmax = 1200;
+  p.numharm = 8;
+  p.rk_begin = 2000;
+  p.rk_end = 2 * p.numbins;
+  p.powcut = {20.0F, 25.0F, 30.0F, 40.0F};
+  AccelSearchOptions o;
+  o.plane_memory = std::size_t{1} << 30;
+  DeviceChoice named = test::first_gpu();
+  try {
+    (void)make_fdot_searcher(p, o, named);
+    FAIL("the GPU searcher was made for a 645 GB plane");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::resource);
+    CHECK(std::string(e.what()).find("--device cpu") != std::string::npos);
+  }
+  DeviceChoice automatic = named;
+  automatic.automatic = true;
+  const auto searcher = make_fdot_searcher(p, o, automatic);
+  CHECK(searcher->describe().rfind("CPU", 0) == 0);
+  CHECK(searcher->describe().find("block search") != std::string::npos);
+  CHECK(searcher->host_bytes() < (std::size_t{3} << 29));  // the windows within 1 GiB, plus templates
 }
