@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fastpsr/host_memory.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +58,11 @@ std::size_t usable_host_memory() {
   std::size_t physical = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
                                                : std::size_t{8} << 30;  // unknown: a modest guess
   if (const auto limit = cgroup_limit()) physical = std::min(physical, *limit);
+  // An address-space limit (ulimit -v) counts every mapping, not only what is resident.
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    physical = std::min(physical, static_cast<std::size_t>(as.rlim_cur));
+  }
   return physical;
 }
 

@@ -8,8 +8,9 @@
 
 namespace fastpsr {
 
-/// The smaller of physical memory and the control group's limit (cgroup v2 memory.max or v1
-/// memory.limit_in_bytes of this process's group, when readable and set).
+/// The smallest of physical memory, the control group's limit (cgroup v2 memory.max or v1
+/// memory.limit_in_bytes of this process's group, when readable and set) and the address-space
+/// limit (ulimit -v).
 std::size_t usable_host_memory();
 
 /// A cgroup memory limit as written in memory.max / memory.limit_in_bytes: a byte count, or
