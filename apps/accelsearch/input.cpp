@@ -57,6 +57,10 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const
   if (ts.inf) {
     in.inf = *ts.inf;
     in.inf_text = read_text(inf_path_for(ts.path));
+    // Frequencies are those of the samples searched (bin k is k / (N dt) for the N transformed),
+    // as for a .tim or a stream record of the same data. PRESTO takes an odd .inf N as it is,
+    // which puts f = r / T off by 1/N.
+    in.inf.N = static_cast<double>(x.size());
   } else {
     in.inf = timeseries_to_inf(ts, std::filesystem::path(root).filename().string());
     in.inf.N = static_cast<double>(x.size());
