@@ -85,6 +85,22 @@ int auto_fft_len(int span) {
   return best;
 }
 
+// One thread's buffers for correlating segments: the segment, its transform, a product, the
+// correlation, and the segment's power scale.
+struct SegmentScratch {
+  SegmentScratch(int len, int use)
+      : seg(fftw_alloc<cf>(static_cast<std::size_t>(len))),
+        segf(fftw_alloc<cf>(static_cast<std::size_t>(len))),
+        prod(fftw_alloc<cf>(static_cast<std::size_t>(len))),
+        corr(fftw_alloc<cf>(static_cast<std::size_t>(len))),
+        factors(2 * static_cast<std::size_t>(use + 2)) {}
+  FftwBuffer<cf> seg;
+  FftwBuffer<cf> segf;
+  FftwBuffer<cf> prod;
+  FftwBuffer<cf> corr;
+  std::vector<float> factors;
+};
+
 class CpuFdotSearcher final : public FdotSearcher {
  public:
   CpuFdotSearcher(const AccelSearchProblem& p, const AccelSearchOptions& o) : p_(p), threads_(o.threads) {
@@ -212,30 +228,32 @@ class CpuFdotSearcher final : public FdotSearcher {
   }
 
   void compute_plane(std::span<const cf> x) {
-    const int poison_threads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const auto plane_points = static_cast<std::int64_t>(plane_size_);
-#pragma omp parallel for schedule(static) num_threads(poison_threads)
-    for (std::int64_t i = 0; i < plane_points; ++i) plane_[i] = -1.0F;  // poison: every point must be written
+    poison(plane_size_);
     const int numz = p_.numz();
-    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(threads())
     {
-      auto seg = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto segf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto prod = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto corr = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      std::vector<float> factors(2 * static_cast<std::size_t>(use_ + 2));
+      SegmentScratch buf(len_, use_);
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t s = 0; s < nseg_; ++s) {
         const std::int64_t o0 = o_lo_ + s * use_;
-        const std::int64_t count = transform_segment(x, s, seg.get(), segf.get(), factors);
+        const std::int64_t count = transform_segment(x, s, buf);
         for (int zi = 0; zi < numz; ++zi) {
-          correlate(segf.get(), zi, prod.get(), corr.get());
+          correlate(buf, zi);
           float* row = plane_.get() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(plane_len_);
-          store_powers(row, plane_lo_, p_.rk_end, o0, corr.get(), count, factors.data());
+          store_powers(row, plane_lo_, p_.rk_end, o0, buf.corr.get(), count, buf.factors.data());
         }
       }
     }
+  }
+
+  [[nodiscard]] int threads() const noexcept { return threads_ > 0 ? threads_ : omp_get_max_threads(); }
+
+  // Fills the first n floats of the plane (or windows) with -1: every point must be written.
+  // In parallel, so that pages are first touched by the threads that use them.
+  void poison(std::size_t n) {
+    const auto points = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) num_threads(threads())
+    for (std::int64_t i = 0; i < points; ++i) plane_[i] = -1.0F;
   }
 
   // The block search: the windows of every term for rk in [a, b), each from the same segment
@@ -252,29 +270,22 @@ class CpuFdotSearcher final : public FdotSearcher {
     }
     FASTPSR_ASSERT(offset <= plane_size_);
     const auto jobs = segment_jobs(windows, o_lo_, use_, nb_ == 1);
-    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const auto poison = static_cast<std::int64_t>(offset);
-#pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (std::int64_t i = 0; i < poison; ++i) plane_[i] = -1.0F;  // poison: every point must be written
+    poison(offset);
     const auto njobs = static_cast<std::int64_t>(jobs.size());
-#pragma omp parallel num_threads(nthreads)
+#pragma omp parallel num_threads(threads())
     {
-      auto seg = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto segf = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto prod = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      auto corr = fftw_alloc<cf>(static_cast<std::size_t>(len_));
-      std::vector<float> factors(2 * static_cast<std::size_t>(use_ + 2));
+      SegmentScratch buf(len_, use_);
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t j = 0; j < njobs; ++j) {
         const auto& job = jobs[static_cast<std::size_t>(j)];
         const std::int64_t o0 = o_lo_ + job.segment * use_;
-        const std::int64_t count = transform_segment(x, job.segment, seg.get(), segf.get(), factors);
+        const std::int64_t count = transform_segment(x, job.segment, buf);
         for (int zi = job.row_lo; zi <= job.row_hi; ++zi) {
-          correlate(segf.get(), zi, prod.get(), corr.get());
+          correlate(buf, zi);
           for (std::size_t t = 0; t < windows.size(); ++t) {
             const auto& w = windows[t];
             if ((job.terms >> t & 1U) == 0 || zi < w.row_lo || zi > w.row_hi) continue;
-            store_powers(views[t].row(zi), w.col_lo, w.col_hi, o0, corr.get(), count, factors.data());
+            store_powers(views[t].row(zi), w.col_lo, w.col_hi, o0, buf.corr.get(), count, buf.factors.data());
           }
         }
       }
@@ -282,10 +293,12 @@ class CpuFdotSearcher final : public FdotSearcher {
     return views;
   }
 
-  // Fills `seg` with segment s of the (spread) spectrum and transforms it into `segf`; `factors`
+  // Fills b.seg with segment s of the (spread) spectrum and transforms it into b.segf; b.factors
   // gets the power scale of its rk. Returns how many outputs it has (see store_powers).
-  std::int64_t transform_segment(std::span<const cf> x, std::int64_t s, cf* seg, cf* segf,
-                                 std::vector<float>& factors) const {
+  std::int64_t transform_segment(std::span<const cf> x, std::int64_t s, SegmentScratch& b) const {
+    cf* seg = b.seg.get();
+    cf* segf = b.segf.get();
+    std::vector<float>& factors = b.factors;
     const auto numbins = static_cast<std::int64_t>(x.size());
     const std::int64_t o0 = o_lo_ + s * use_;
     const std::int64_t q0 = o0 - static_cast<std::int64_t>(nb_) * hmax_;  // spread-domain start
@@ -303,11 +316,11 @@ class CpuFdotSearcher final : public FdotSearcher {
     return count;
   }
 
-  // corr = the correlation of the transformed segment with template zi.
-  void correlate(const cf* segf, int zi, cf* prod, cf* corr) const {
+  // b.corr = the correlation of the transformed segment b.segf with template zi.
+  void correlate(SegmentScratch& b, int zi) const {
     const cf* k = kernels_.data() + static_cast<std::size_t>(zi) * static_cast<std::size_t>(len_);
-    multiply(segf, k, prod);
-    inv_->run(prod, corr);
+    multiply(b.segf.get(), k, b.prod.get());
+    inv_->run(b.prod.get(), b.corr.get());
   }
 
   // out = a * b elementwise, written on floats so that it vectorises (std::complex's operator*
@@ -355,7 +368,7 @@ class CpuFdotSearcher final : public FdotSearcher {
     constexpr std::int64_t chunk = kChunk;
     const int numz = p_.numz();
     const int stages = p_.stages();
-    const int nthreads = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const int nthreads = threads();
     const std::int64_t nchunks = (end - begin + chunk - 1) / chunk;
     // Threads take whole chunks (every z row of them), a group of chunks per parallel region;
     // the hits then go to the sink in chunk order.
