@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // accelsearch: PRESTO-compatible Fourier-domain acceleration search with harmonic summing.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
@@ -56,7 +58,8 @@ struct Options {
   bool median = false;
   bool no_dered = false;
   bool inmem = false;
-  double plane_memory_gib = std::numeric_limits<double>::quiet_NaN();  // NaN: half the usable memory
+  std::string plane_memory;  // GiB, as given
+  bool plane_memory_given = false;
   bool otheropt = false;
   bool noharmpolish = false;
   bool noharmremove = false;
@@ -96,10 +99,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--ncpus", o.ncpus, "CPU threads (default: all)");
   app.add_flag("--inmem", o.inmem,
                "Keep the whole f-fdot plane in memory whatever its size (PRESTO's -inmem; see --plane-memory)");
-  app.add_option("--plane-memory", o.plane_memory_gib,
+  app.add_option("--plane-memory", o.plane_memory,
                  "CPU search: GiB the f-fdot plane may take; a larger one is searched in blocks that recompute the "
-                 "sub-harmonics (PRESTO's default search: the same candidates, ~3x (8 harmonics) to ~6x (16) the "
-                 "correlations); 0: no limit (default: half the memory this process may use)");
+                 "sub-harmonics (PRESTO's default search: the same candidates, in about 1.2-3x the time); 0: no "
+                 "limit (default: half the memory this process may use: RAM, cgroup limit or ulimit -v)");
   app.add_flag("--otheropt", o.otheropt, "Accepted for PRESTO compatibility (no effect)");
   app.add_flag("--median", o.median, "Block-median power normalisation (the default)");
   app.add_flag("--locpow", o.locpow, "Local-power normalisation (double top-hat of 20 bins)");
@@ -153,8 +156,7 @@ AccelConfig finish_config(Options& o) {
   if (!parse_fftw_effort(o.fftw)) {
     usage_error(fmt::format("--fftw '{}' is not one of estimate, measure, patient", o.fftw));
   }
-  if (o.inmem && !std::isnan(o.plane_memory_gib)) usage_error("-inmem and --plane-memory: choose one");
-  if (o.plane_memory_gib < 0.0) usage_error(fmt::format("--plane-memory must be >= 0 GiB, got {}", o.plane_memory_gib));
+  if (o.inmem && o.plane_memory_given) usage_error("-inmem and --plane-memory: choose one");
   c.threads = o.ncpus;
   if (!std::isnan(o.rlo)) c.rlo = o.rlo;
   if (!std::isnan(o.rhi)) c.rhi = o.rhi;
@@ -180,6 +182,40 @@ AccelConfig finish_config(Options& o) {
   return c;
 }
 
+// The CPU search's plane memory in bytes (0: no limit), from -inmem / --plane-memory, with -v
+// saying where it comes from.
+std::size_t plane_memory_limit(const Options& o) {
+  constexpr double gib = 1073741824.0;
+  if (o.inmem) {
+    log_verbose("plane memory: no limit (-inmem)");
+    return 0;
+  }
+  if (!o.plane_memory_given) {
+    const HostMemoryLimit usable = host_memory_limit();
+    log_verbose("plane memory: at most {:.3f} GiB, half of the {:.3f} GiB this process may use ({}; --plane-memory)",
+                static_cast<double>(usable.bytes / 2) / gib, static_cast<double>(usable.bytes) / gib, usable.source);
+    return std::max<std::size_t>(usable.bytes / 2, 1);
+  }
+  double value = 0.0;
+  const char* text = o.plane_memory.c_str();
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || errno != 0 || !std::isfinite(value) || value < 0.0) {
+    usage_error(fmt::format("--plane-memory must be a number of GiB >= 0, got '{}'", o.plane_memory));
+  }
+  if (value == 0.0) {
+    log_verbose("plane memory: no limit (--plane-memory 0)");
+    return 0;
+  }
+  if (value >= 1e9) {  // a billion GiB: no machine's limit
+    log_verbose("plane memory: no limit (--plane-memory {})", o.plane_memory);
+    return 0;
+  }
+  log_verbose("plane memory: at most {:.3f} GiB (--plane-memory)", value);
+  return std::max<std::size_t>(static_cast<std::size_t>(value * gib), 1);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"Fourier-domain acceleration search with harmonic summing (PRESTO-compatible)", "accelsearch"};
   app.footer(kExamples);
@@ -191,6 +227,7 @@ int run(int argc, char** argv) {
   parse(app, normalize_single_dash(argc, argv, single_dash));
   apply_common_options(o.common);
   o.sift_requested = app.count("--output") > 0;
+  o.plane_memory_given = app.count("--plane-memory") > 0;
   const AccelConfig config = finish_config(o);
   // A GPU's context (a few hundred ms) is created on another thread while the first trials are
   // read and transformed.
@@ -207,12 +244,7 @@ int run(int argc, char** argv) {
   const bool use_wisdom =
       device.backend == Backend::cpu && wisdom != "none" && sopts.fftw_effort != FftwEffort::estimate;
   if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
-  if (std::isnan(o.plane_memory_gib) && !o.inmem) {
-    sopts.plane_memory = usable_host_memory() / 2;
-  } else if (!o.inmem) {
-    sopts.plane_memory = static_cast<std::size_t>(o.plane_memory_gib * 1073741824.0);
-    if (o.plane_memory_gib > 0.0 && sopts.plane_memory == 0) sopts.plane_memory = 1;
-  }
+  sopts.plane_memory = plane_memory_limit(o);
 
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
   TrialSettings settings;
@@ -253,7 +285,10 @@ int run(int argc, char** argv) {
     try {
       cpu::export_fftw_wisdom(wisdom);
     } catch (const Error& e) {
-      log_verbose("FFTW wisdom not saved: {}: {}", e.path(), e.what());
+      log_warning(
+          "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last "
+          "digits (--wisdom, or --fftw estimate)",
+          e.path(), e.what());
     }
   }
   if (streaming && sift_inputs.empty()) {

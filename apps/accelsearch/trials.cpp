@@ -199,11 +199,19 @@ class Searcher {
     auto searcher = make_fdot_searcher(p, s_.search, s_.device);
     ++made_;
     const std::size_t plane = accel_plane_bytes(p);
-    if (s_.device.backend == Backend::cpu && s_.search.plane_memory > 0 && plane > s_.search.plane_memory) {
-      log_info(
-          "the f-fdot plane would take {:.2f} GiB, more than --plane-memory {:.2f} GiB: searched in blocks that "
-          "recompute the sub-harmonics (same candidates, more correlations; -inmem keeps the whole plane)",
-          static_cast<double>(plane) / 1073741824.0, static_cast<double>(s_.search.plane_memory) / 1073741824.0);
+    const std::size_t limit = s_.search.plane_memory;
+    if (s_.device.backend == Backend::cpu && limit > 0 && plane > limit) {
+      if (searcher->host_bytes() < plane) {
+        log_info(
+            "the f-fdot plane would take {:.1f} MiB, more than --plane-memory {:.1f} MiB: searched in blocks "
+            "that recompute the sub-harmonics (same candidates, more time; -inmem keeps the whole plane)",
+            static_cast<double>(plane) / 1048576.0, static_cast<double>(limit) / 1048576.0);
+      }
+      if (searcher->host_bytes() > limit) {
+        log_warning("--plane-memory {:.1f} MiB is less than the search needs at the least ({:.1f} MiB{})",
+                    static_cast<double>(limit) / 1048576.0, static_cast<double>(searcher->host_bytes()) / 1048576.0,
+                    searcher->host_bytes() < plane ? ", in blocks of 16384 half bins" : ", the whole plane");
+      }
     }
     log_verbose("searcher: {}", searcher->describe());
     log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <mutex>
+#include <new>
 
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
@@ -134,13 +135,23 @@ class CpuFdotSearcher final : public FdotSearcher {
       block_rk_ = o.block_rk;
     } else if (o.plane_memory > 0 && whole_plane_bytes_ > o.plane_memory) {
       block_rk_ = widest_block(o.plane_memory);
+      // A short range or a tiny limit: blocks of one chunk can take more than the whole plane.
+      if (block_window_bytes(terms_, p_.zmax, block_rk_) >= whole_plane_bytes_) block_rk_ = 0;
     }
     // Not zeroed here: search() poisons it in parallel, so its pages are first touched by the
     // threads that use them. The padding after the last row lets the harmonic sums' vector loads
     // run past a row's end (stretched_add).
     plane_size_ = block_rk_ > 0 ? block_window_bytes(terms_, p_.zmax, block_rk_) / sizeof(float)
                                 : whole_plane_bytes_ / sizeof(float);
-    plane_.reset(new float[plane_size_ + kStretchedPad]);
+    try {
+      plane_.reset(new float[plane_size_ + kStretchedPad]);
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::resource,
+                  fmt::format("accel: no memory for the f-fdot plane ({:.1f} MiB{}): search in blocks within less "
+                              "memory (accelsearch --plane-memory, not -inmem) or lower zmax",
+                              static_cast<double>(plane_size_ * sizeof(float)) / 1048576.0,
+                              block_rk_ > 0 ? " of windows for blocks" : ""));
+    }
     std::fill(plane_.get() + plane_size_, plane_.get() + plane_size_ + kStretchedPad, 0.0F);
   }
 
@@ -175,12 +186,13 @@ class CpuFdotSearcher final : public FdotSearcher {
   [[nodiscard]] std::string describe() const override {
     constexpr double mib = 1024.0 * 1024.0;
     const std::string plane =
-        block_rk_ == 0 ? fmt::format("plane {:.1f} MiB", static_cast<double>(whole_plane_bytes_) / mib)
-                       : fmt::format(
-                             "block search: {} rk a block, sub-harmonic windows recomputed for each ({:.1f} MiB; the "
-                             "whole plane would take {:.1f} MiB)",
-                             block_rk_, static_cast<double>(plane_size_ * sizeof(float)) / mib,
-                             static_cast<double>(whole_plane_bytes_) / mib);
+        block_rk_ == 0
+            ? fmt::format("plane {:.1f} MiB", static_cast<double>(whole_plane_bytes_) / mib)
+            : fmt::format(
+                  "block search: {} half bins (rk) a block, sub-harmonic windows recomputed for each ({:.1f} MiB; the "
+                  "whole plane would take {:.1f} MiB)",
+                  block_rk_, static_cast<double>(plane_size_ * sizeof(float)) / mib,
+                  static_cast<double>(whole_plane_bytes_) / mib);
     return fmt::format(
         "CPU FFTW overlap-save: {} templates (z {}..{} step 2), {} interpolation, FFT length {} ({} good points, {} "
         "segments), harmonic stages {}, {}",

@@ -4,6 +4,7 @@
 #include <fftw3.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -35,6 +36,12 @@ std::string default_fftw_wisdom_path() {
 }
 
 bool import_fftw_wisdom(const std::string& path) {
+  // Only a regular file of a sane size: FFTW would read a device such as /dev/zero forever.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) ||
+      std::filesystem::file_size(path, ec) > (std::uintmax_t{64} << 20)) {
+    return false;
+  }
   const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   return fftwf_import_wisdom_from_filename(path.c_str()) != 0;
 }
@@ -42,6 +49,9 @@ bool import_fftw_wisdom(const std::string& path) {
 void export_fftw_wisdom(const std::string& path) {
   const std::filesystem::path target(path);
   std::error_code ec;
+  if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
+    throw Error(ErrorCode::io, "not a regular file: wisdom is not written there", path);
+  }
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {

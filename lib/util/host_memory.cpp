@@ -8,6 +8,7 @@
 #include <charconv>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace fastpsr {
 namespace {
@@ -52,18 +53,27 @@ std::optional<std::size_t> parse_cgroup_limit(const std::string& text) {
   return value;
 }
 
-std::size_t usable_host_memory() {
+HostMemoryLimit host_memory_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGE_SIZE);
-  std::size_t physical = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                                               : std::size_t{8} << 30;  // unknown: a modest guess
-  if (const auto limit = cgroup_limit()) physical = std::min(physical, *limit);
-  // An address-space limit (ulimit -v) counts every mapping, not only what is resident.
+  HostMemoryLimit m{pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                                          : std::size_t{8} << 30,  // unknown: a modest guess
+                    "RAM"};
+  if (const auto limit = cgroup_limit(); limit && *limit < m.bytes) m = {*limit, "the cgroup's memory limit"};
+  // An address-space limit (ulimit -v) counts every mapping, not only what is resident: what the
+  // process has mapped already (libraries, thread stacks, ~0.5 GB with OpenMP) is not free.
   rlimit as{};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
-    physical = std::min(physical, static_cast<std::size_t>(as.rlim_cur));
+    std::size_t mapped = 0;
+    std::ifstream statm("/proc/self/statm");
+    if (statm >> mapped) mapped *= static_cast<std::size_t>(page > 0 ? page : 4096);
+    const auto limit = static_cast<std::size_t>(as.rlim_cur);
+    const std::size_t left = limit > mapped ? limit - mapped : 0;
+    if (left < m.bytes) m = {left, "ulimit -v"};
   }
-  return physical;
+  return m;
 }
+
+std::size_t usable_host_memory() { return host_memory_limit().bytes; }
 
 }  // namespace fastpsr

@@ -48,11 +48,25 @@ mkdir -p default && ln -s ../f_DM40.00.dat ../f_DM40.00.inf default/
 (cd default && "$bin/accelsearch" -q --device cpu -zmax 0 f_DM40.00.dat)
 check "[ -s cache/fastpsr/fftwf-wisdom ]" "the default wisdom file"
 
+# A wisdom path that is not a regular file (a FIFO: FFTW would wait on it forever; a device
+# would be replaced by the rename) is neither read nor written, with a warning.
+mkfifo fifo
+mkdir -p wfifo && ln -s ../f_DM40.00.dat ../f_DM40.00.inf wfifo/
+(cd wfifo && timeout 120 "$bin/accelsearch" --device cpu -zmax 0 --wisdom ../fifo f_DM40.00.dat >out.txt 2>err.txt)
+got=$?
+check "[ $got -eq 0 ]" "--wisdom on a FIFO: exit $got (wanted 0; 124 is a hang)"
+check "[ -p fifo ]" "--wisdom on a FIFO: the FIFO was replaced"
+check "grep -q 'not a regular file' wfifo/err.txt" "--wisdom on a FIFO: no warning (got: $(cat wfifo/err.txt))"
+
 # Usage errors.
-for args in "--plane-memory -1" "-inmem --plane-memory 2" "--fftw fast"; do
+for args in "--plane-memory -1" "-inmem --plane-memory 2" "--fftw fast" "--plane-memory inf" "--plane-memory nan" \
+    "--plane-memory 1e400"; do
   "$bin/accelsearch" -q --device cpu $args f_DM40.00.dat >out.txt 2>err.txt
   got=$?
   check "[ $got -eq 2 ]" "accelsearch $args: exit $got (wanted 2): $(cat err.txt)"
 done
+"$bin/accelsearch" -q --device cpu --plane-memory "" f_DM40.00.dat >out.txt 2>err.txt
+got=$?
+check "[ $got -eq 2 ]" "accelsearch --plane-memory '': exit $got (wanted 2): $(cat err.txt)"
 [ $fail -eq 0 ] && echo PASS
 exit $fail

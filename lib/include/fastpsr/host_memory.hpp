@@ -9,8 +9,13 @@
 namespace fastpsr {
 
 /// The smallest of physical memory, the control group's limit (cgroup v2 memory.max or v1
-/// memory.limit_in_bytes of this process's group, when readable and set) and the address-space
-/// limit (ulimit -v).
+/// memory.limit_in_bytes of this process's group, when readable and set) and what the
+/// address-space limit (ulimit -v) leaves beside what the process has already mapped.
+struct HostMemoryLimit {
+  std::size_t bytes = 0;
+  std::string source;  ///< "RAM", "the cgroup's memory limit" or "ulimit -v"
+};
+HostMemoryLimit host_memory_limit();
 std::size_t usable_host_memory();
 
 /// A cgroup memory limit as written in memory.max / memory.limit_in_bytes: a byte count, or

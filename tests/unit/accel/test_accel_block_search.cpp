@@ -184,7 +184,16 @@ TEST_CASE("accel block search: a memory limit below the plane picks blocks that 
   CHECK(cpu::make_fdot_searcher(p, o)->describe().find("block search") == std::string::npos);
   // Too little for even one chunk: still one chunk a block (memory then bounded by the chunk).
   o.plane_memory = 1;
-  CHECK(cpu::make_fdot_searcher(p, o)->describe().find("16384 rk a block") != std::string::npos);
+  CHECK(cpu::make_fdot_searcher(p, o)->describe().find("16384 half bins (rk) a block") != std::string::npos);
+  // A narrow range (as -rlo/-rhi give) whose whole plane is smaller than one chunk's windows:
+  // the whole plane, whatever the limit (QA pass 14: 1.6 MiB of plane took 73.7 MiB in blocks).
+  AccelSearchProblem narrow = p;
+  narrow.rk_begin = 100;
+  narrow.rk_end = 100 + 20000;
+  o.plane_memory = accel_plane_bytes(narrow) / 2;
+  const auto small = cpu::make_fdot_searcher(narrow, o);
+  CHECK(small->describe().find("block search") == std::string::npos);
+  CHECK(small->host_bytes() < accel_plane_bytes(narrow) + (8 << 20));
   // A width that is not whole chunks is refused.
   o.plane_memory = 0;
   o.block_rk = 1000;

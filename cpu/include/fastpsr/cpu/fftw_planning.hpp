@@ -17,11 +17,13 @@ unsigned fftw_flags(FftwEffort effort) noexcept;
 /// $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else ~/.cache/fastpsr/fftwf-wisdom, else "none".
 std::string default_fftw_wisdom_path();
 
-/// Imports the file's wisdom; false when it is absent or invalid (plans are then measured).
+/// Imports the file's wisdom; false when it is absent, invalid, not a regular file or over 64 MiB
+/// (plans are then measured).
 bool import_fftw_wisdom(const std::string& path);
 
 /// Writes the accumulated wisdom under a temporary name and renames it into place, so that a
-/// concurrent run never reads half a file; creates the directory. Error(io) naming the file.
+/// concurrent run never reads half a file; creates the directory. Error(io) naming the file, also
+/// for a path that exists and is not a regular file (a device is never replaced).
 void export_fftw_wisdom(const std::string& path);
 
 }  // namespace fastpsr::cpu
