@@ -3,7 +3,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +13,7 @@
 
 #include "fastpsr/backends.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/temp_registry.hpp"
 #include "fastpsr/version.hpp"
@@ -18,7 +21,8 @@
 namespace fastpsr::app {
 namespace {
 
-std::string g_tool;  // NOLINT(cert-err58-cpp)
+std::string g_tool;        // NOLINT(cert-err58-cpp)
+std::string g_error_file;  // NOLINT(cert-err58-cpp)
 
 void print_error(const std::string& path, const std::string& what) {
   if (path.empty()) {
@@ -45,6 +49,21 @@ void remove_temporaries_and_die(int sig) {
   sigemptyset(&set);
   sigaddset(&set, sig);
   ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+// What a failed allocation can still say: how much the process held at its peak and how much
+// it may use. Called after the stack has unwound, so the buffers of the run are free again.
+std::string out_of_memory_message() {
+  std::string usage;
+  try {
+    rusage ru{};
+    const std::size_t peak =
+        ::getrusage(RUSAGE_SELF, &ru) == 0 ? static_cast<std::size_t>(ru.ru_maxrss) * 1024 : std::size_t{0};
+    usage = fmt::format(" (the process held up to {} and may use {}: the RAM, a cgroup limit or ulimit -v)",
+                        format_bytes(peak), format_bytes(usable_host_memory()));
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the message goes out without the numbers
+  }
+  return "out of host memory: a buffer could not be allocated" + usage + "; -v shows the memory a run plans to use";
 }
 
 void install_signal_cleanup() {
@@ -83,7 +102,7 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
     print_error(e.path(), e.what());
     return e.code() == ErrorCode::invalid_argument ? kExitUsage : kExitRuntime;
   } catch (const std::bad_alloc&) {
-    print_error("", "out of host memory");
+    print_error(g_error_file, out_of_memory_message());
     return kExitRuntime;
   } catch (const std::exception& e) {
     print_error("", e.what());
@@ -171,5 +190,24 @@ void apply_common_options(const CommonOptions& opts) {
 }
 
 void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_argument, message); }
+
+void set_error_file(std::string path) { g_error_file = std::move(path); }
+
+std::string format_bytes(std::size_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1048576.0) return fmt::format("{:.2f} GiB", b / (1024.0 * 1048576.0));
+  if (b >= 1048576.0) return fmt::format("{:.1f} MiB", b / 1048576.0);
+  return fmt::format("{:.0f} KiB", std::ceil(b / 1024.0));
+}
+
+void check_host_memory(std::size_t needed, const std::string& parts, const std::string& hint, const std::string& path) {
+  const std::size_t usable = usable_host_memory();
+  if (needed <= usable) return;
+  throw Error(ErrorCode::resource,
+              fmt::format("needs about {} of host memory ({}), but this process may use {} (the RAM, a cgroup limit "
+                          "or ulimit -v, whichever is least): {}",
+                          format_bytes(needed), parts, format_bytes(usable), hint),
+              path);
+}
 
 }  // namespace fastpsr::app

@@ -4,6 +4,7 @@
 /// `tool: error: <file>: <what>`, quiet exit on a closed pipe, -q/-v/--device options, and
 /// PRESTO/SIGPROC single-dash long flags (-zmax) as aliases of GNU ones (--zmax).
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -44,5 +45,18 @@ void apply_common_options(const CommonOptions& opts);
 
 /// A usage error raised by a tool after parsing (exit 2).
 [[noreturn]] void usage_error(const std::string& message);
+
+/// The file that a failure without a file of its own (out of host memory) is reported against:
+/// the tool's input, once it is open.
+void set_error_file(std::string path);
+
+/// A byte count for messages: "64 KiB", "312.4 MiB", "7.63 GiB".
+std::string format_bytes(std::size_t bytes);
+
+/// Refuses, before the work, a run whose planned host memory `needed` is more than this process
+/// may use (usable_host_memory(): the RAM, a control group's limit or ulimit -v): throws
+/// Error(resource) naming `path`, with the need, its largest parts (`parts`, e.g. "input 3.81 GiB,
+/// dedisperser 4.57 GiB"), what may be used, and `hint` (what to lower).
+void check_host_memory(std::size_t needed, const std::string& parts, const std::string& hint, const std::string& path);
 
 }  // namespace fastpsr::app
