@@ -120,9 +120,13 @@ class CpuDedisperser final : public Dedisperser {
   DedispBlock push(const std::uint8_t* packed, std::size_t n) override;
   DedispBlock flush() override;
   [[nodiscard]] std::string describe() const override;
+  // What the dedisperser holds once it runs: rows, offsets, output block, its copy of the plan
+  // (the delay table: 4 B per DM and channel) and the two-stage path's buffers. The rows and the
+  // output block are made at the first push, so a caller can check this before any large allocation.
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return rows_.size() * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) +
-           out_.size() * sizeof(float) + (stage1_ ? stage1_->host_bytes(nthreads()) : 0);
+    return rows_words_ * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) +
+           ndms_ * out_stride_ * sizeof(float) + plan_.delays.size() * sizeof(std::int32_t) +
+           (stage1_ ? stage1_->host_bytes(nthreads()) : 0);
   }
 
  private:
@@ -131,6 +135,7 @@ class CpuDedisperser final : public Dedisperser {
   void choose_row_type(std::uint64_t max_row_value);
   void choose_kernel();
   DedispBlock emit(std::uint64_t out_end);
+  void allocate();
   void make_room(std::size_t n_ds);
   [[nodiscard]] RowsTarget rows_target() {
     return RowsTarget{rows_.data(), row_len_, elem_bytes_, type_ == RowType::f32_total_f64};
@@ -158,6 +163,7 @@ class CpuDedisperser final : public Dedisperser {
   int threads_ = 0;
   std::unique_ptr<WorkerTeam> team_;
 
+  std::size_t rows_words_ = 0;          // rows_'s size once allocated
   std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
   std::vector<std::uint32_t> offsets_;  // padded ndms x nk
   std::vector<float> out_;              // ndms x out_stride_
@@ -209,7 +215,7 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
                             "32-bit row offsets address; use a smaller gulp or fewer DMs per range",
                             nrows_, row_len_));
   }
-  rows_.assign((nrows_ * row_len_ * elem_bytes_ + 3) / 4, 0u);
+  rows_words_ = (nrows_ * row_len_ * elem_bytes_ + 3) / 4;
   offsets_.resize(padded_dms * nrows_);
   for (std::size_t i = 0; i < padded_dms; ++i) {
     const std::size_t src = std::min(i, ndms_ - 1);  // padding DMs repeat the last one
@@ -224,6 +230,12 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
     }
   }
   out_stride_ = (gulp_ds_ + 15) / 16 * 16;
+}
+
+// The rows (zeros: the kernel's last steps read the padding past the data) and the output block.
+void CpuDedisperser::allocate() {
+  if (!rows_.empty()) return;
+  rows_.assign(rows_words_, 0u);
   out_.assign(ndms_ * out_stride_, 0.0f);
 }
 
@@ -321,6 +333,7 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
   FASTPSR_EXPECTS(!flushing_, "push() after flush()");
   FASTPSR_EXPECTS(n <= gulp_samples(), "push of {} samples exceeds the gulp of {}", n, gulp_samples());
   FASTPSR_EXPECTS(nin_ % D_ == 0, "push after a push of {} samples, not a multiple of the downsampling {}", nin_, D_);
+  allocate();
   nin_ += n;
   const std::size_t n_ds = n / D_;
   if (stage1_) {
@@ -344,6 +357,7 @@ DedispBlock CpuDedisperser::push(const std::uint8_t* packed, std::size_t n) {
 }
 
 DedispBlock CpuDedisperser::flush() {
+  allocate();
   if (!flushing_) {
     flushing_ = true;
     const std::uint64_t nds = nin_ / D_;

@@ -107,7 +107,9 @@ std::size_t SubbandStage::completes(std::size_t n_ds) const noexcept {
 std::size_t SubbandStage::host_bytes(int threads) const noexcept {
   const std::size_t staging = in_.kept->size() * (chunk_ + split_.max_chan_delay + 32) * stage_bytes_;
   const std::size_t temp = (chunk_ + split_.max_chan_delay) * spb_;
-  return carry_.size() + static_cast<std::size_t>(std::max(threads, 1)) * (staging + temp);
+  const std::size_t tables =
+      split_.dm_delay.size() * sizeof(std::int32_t) + split_.chan_delay.size() * sizeof(std::uint32_t);
+  return tables + carry_.size() + static_cast<std::size_t>(std::max(threads, 1)) * (staging + temp);
 }
 
 // Subband samples [a, b) of this call: unpack channel samples [a, b + max_chan_delay) of the

@@ -112,10 +112,10 @@ class CpuChanneliser final : public Channeliser {
       gulp_ = std::max<std::size_t>(1, kDefaultGulpBytes / per_sample / row_samples) * row_samples;
     }
     capacity_ = history_max_ + gulp_;
+    // The raw and output buffers grow with the gulp: made at the first push, so that a caller
+    // can weigh host_bytes() against the memory it may use before they exist.
     raw_.resize(static_cast<std::size_t>(p.ncoarse));
-    for (auto& r : raw_) r.resize(capacity_ * sample_bytes_);
     max_rows_ = static_cast<std::size_t>(plan_.rows_for_samples(capacity_));
-    out_.resize(max_rows_ * plan_.row_floats());
 
     // One cache line between the taps' rows (see FirBlock::coeff_stride).
     coeff_stride_ = c * pol * 2 + 16;
@@ -152,6 +152,7 @@ class CpuChanneliser final : public Channeliser {
   // ppf tool ~9% slower end to end on two cores.)
   ChanneliserBlock push(const void* in, std::size_t n, std::size_t stride) override {
     FASTPSR_EXPECTS(n <= gulp_, "push of {} samples exceeds the gulp of {}", n, gulp_);
+    allocate();
     if (stride == 0) stride = n;
     const auto* src = static_cast<const std::uint8_t*>(in);
     const std::size_t c = static_cast<std::size_t>(plan_.nchans());
@@ -207,8 +208,8 @@ class CpuChanneliser final : public Channeliser {
   }
 
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    std::size_t bytes =
-        raw_.size() * capacity_ * sample_bytes_ + (out_.size() + coeffx_.size() + phasex_.size()) * sizeof(float);
+    std::size_t bytes = raw_.size() * capacity_ * sample_bytes_ +
+                        (max_rows_ * plan_.row_floats() + coeffx_.size() + phasex_.size()) * sizeof(float);
     bytes += scratch_.size() * static_cast<std::size_t>(sb_) * static_cast<std::size_t>(plan_.nchans()) *
              static_cast<std::size_t>(plan_.npol()) * sizeof(fftwf_complex);
     return bytes;
@@ -221,6 +222,7 @@ class CpuChanneliser final : public Channeliser {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   void fill_random(std::uint64_t seed) {
+    allocate();
     std::mt19937_64 rng(seed);
     for (auto& r : raw_) {
       if (plan_.problem.input == VoltageType::cf32) {
@@ -257,6 +259,13 @@ class CpuChanneliser final : public Channeliser {
     std::memset(buf, 0,
                 static_cast<std::size_t>(sb_) * static_cast<std::size_t>(p.nchans) * static_cast<std::size_t>(p.npol) *
                     sizeof(fftwf_complex));
+  }
+
+  void allocate() {
+    if (allocated_) return;
+    for (auto& r : raw_) r.resize(capacity_ * sample_bytes_);
+    out_.resize(max_rows_ * plan_.row_floats());
+    allocated_ = true;
   }
 
   // New samples [a, b) of every coarse channel (caller's layout) appended to raw_.
@@ -397,6 +406,7 @@ class CpuChanneliser final : public Channeliser {
   std::size_t history_ = 0;
   std::size_t max_rows_ = 0;
   std::uint64_t rows_done_ = 0;
+  bool allocated_ = false;  // raw_'s rows and out_ made (at the first push)
   std::vector<std::vector<std::uint8_t>> raw_;
   std::vector<float> coeffx_;
   std::size_t coeff_stride_ = 0;  // floats between the taps' rows of coeffx_

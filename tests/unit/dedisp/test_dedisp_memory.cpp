@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The CPU dedisperser's memory: what host_bytes() reports is known, and right, before the buffers
+// that grow with the gulp and the DM count exist, so that the dedisp tool can refuse a run that
+// would not fit before it allocates them (QA pass 13).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "fastpsr/cpu/dedisp_cpu.hpp"
+#include "fastpsr/dedisp.hpp"
+#include "support/dedisp_checks.hpp"
+
+using namespace fastpsr;
+
+TEST_CASE("dedisp cpu: made without its gulp's buffers; host_bytes counts them and the delay table") {
+  // 2 channels, 1000 DMs, a gulp of 2^30 samples: an output block of 1000 x 2^30 floats (4 TB)
+  // and rows of 2 x 2^30 uint16, which no machine holds. Making it allocates neither.
+  DedispProblem p;
+  p.input = test::make_band(2, 8, 1500.0, -1.0, 64e-6, false);
+  for (int i = 0; i < 1000; ++i) p.dms.push_back(0.1 * i);
+  const DedispPlan plan = make_dedisp_plan(p);
+  DedispOptions big;
+  big.gulp_samples = std::size_t{1} << 30;
+  const auto dd = cpu::make_dedisperser(plan, big);
+  const std::size_t block = std::size_t{1000} * (std::size_t{1} << 30) * sizeof(float);
+  const std::size_t rows = 2 * (std::size_t{1} << 30) * sizeof(std::uint16_t);
+  CHECK(dd->host_bytes() >= block + rows + plan.delays.size() * sizeof(std::int32_t));
+  CHECK(dd->host_bytes() < block + 2 * rows + (std::size_t{1} << 20));
+}
+
+TEST_CASE("dedisp cpu: host_bytes is the same before and after the first push, and the output the reference's") {
+  std::mt19937_64 rng(7);
+  const test::Shape s{64, 8, false, 1, 40, 300.0, 3000, 0.0, DelayModel::presto};
+  const DedispPlan plan = test::random_plan(rng, s);
+  const auto packed = test::random_packed(rng, s.nin, plan.problem.input);
+  DedispOptions o;
+  o.gulp_samples = 700;
+  auto dd = cpu::make_dedisperser(plan, o);
+  const std::size_t before = dd->host_bytes();
+  // At least the output block (40 DMs x a gulp of floats), the rows (64 channels x the history and
+  // a gulp, 2 B each) and the dedisperser's copy of the delay table.
+  CHECK(before >= 40 * 700 * sizeof(float) + 64 * (static_cast<std::size_t>(plan.max_delay) + 700) * 2 +
+                      plan.delays.size() * sizeof(std::int32_t));
+  const auto got = test::run_streaming(*dd, packed, s.nin, {700, 333});
+  CHECK(dd->host_bytes() == before);
+  test::check_against_reference(plan, packed, s.nin, got);
+}
