@@ -25,6 +25,7 @@
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
+#include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
@@ -292,6 +293,18 @@ class SeriesChain {
     if (quantizer_) quantizer_->finish([this](const std::uint8_t* b, std::size_t m) { put(b, m); });
   }
   [[nodiscard]] std::uint64_t written() const noexcept { return written_; }
+  /// Memory one chain keeps for blocks of `block` samples: the means, the baseline's block and
+  /// its copy for the median, the scaled bytes, and the scaling's warm-up samples where they
+  /// take more than one block to gather.
+  static std::size_t host_bytes(const BaselineSpec& baseline, int nbits, int mean_of, std::size_t block) {
+    std::size_t bytes = mean_of > 1 ? block * sizeof(float) : 0;
+    if (baseline.kind != BaselineSpec::Kind::none) bytes += 2 * baseline.block * sizeof(float);
+    if (nbits != 32) {
+      bytes += block * static_cast<std::size_t>(nbits / 8);
+      if (block < SeriesQuantizer::kDefaultWarmup) bytes += (SeriesQuantizer::kDefaultWarmup + block) * sizeof(float);
+    }
+    return bytes;
+  }
 
  private:
   void scale(const float* x, std::size_t n) {
@@ -316,15 +329,116 @@ class SeriesChain {
 
 // Wall time of the run's phases on the main thread, for -v.
 struct PhaseTimes {
-  double setup = 0;        // input header, plans, outputs opened, dedisperser ready
+  double setup = 0;        // input header, plans, dedisperser ready, outputs opened
   double plans = 0;        // of which: from the start to the plans made (header, DM trials, delays)
   double outputs = 0;      // of which: opening the outputs
-  double device_wait = 0;  // of which: waiting for the dedisperser (context, buffers) after the outputs
+  double device_wait = 0;  // of which: waiting for the dedisperser (context, buffers), made on another thread
   double read_wait = 0;    // waiting for the reader (the next gulp is read while one is dedispersed)
   double dedisp = 0;       // push and flush: copies to the backend and waiting for its blocks
   double output = 0;       // handing blocks to the outputs (baseline, scaling, writes)
   double finish = 0;       // completing the files (.inf, renames)
 };
+
+// The host memory a run plans, part by part: for -v, and for the check before the work.
+struct HostMemory {
+  struct Part {
+    std::string name;
+    std::size_t bytes = 0;
+    std::string what;
+  };
+  std::vector<Part> parts;
+  std::size_t ndms = 0;
+  std::size_t per_dm = 0;   // what each DM trial adds: its output's buffers, delay table and block
+  std::size_t history = 0;  // about what keeping the largest delay of every channel takes
+  std::size_t input = 0;    // the buffers the input is read into
+
+  [[nodiscard]] std::size_t total() const {
+    std::size_t t = 0;
+    for (const auto& p : parts) t += p.bytes;
+    return t;
+  }
+  // -v: "dedisperser 125.0 MiB (the kernel line's), input 32.0 MiB (two gulps read ahead), ...", in
+  // the kernel lines' unit; the error: "dedisperser 4.59 GiB, input 3.81 GiB, ...".
+  [[nodiscard]] std::string describe(bool verbose) const {
+    std::string text;
+    for (const auto& p : parts) {
+      text += fmt::format("{}{} ", text.empty() ? "" : ", ", p.name);
+      text += verbose ? fmt::format("{:.1f} MiB ({})", static_cast<double>(p.bytes) / 1048576.0, p.what)
+                      : format_bytes(p.bytes);
+    }
+    return text;
+  }
+  // What to lower: the parts that take a quarter of the total or more (all of them if none does).
+  [[nodiscard]] std::string hint(const Options& o, std::size_t gulp, std::int32_t max_delay) const {
+    const std::size_t quarter = total() / 4;
+    const bool by_gulp = o.gulp > 0 || input >= quarter;
+    const bool by_dms = per_dm * ndms >= quarter;
+    const bool by_delay = history >= quarter;
+    const bool all = !by_gulp && !by_dms && !by_delay;
+    std::vector<std::string> h;
+    if (by_gulp || all) h.push_back(fmt::format("a smaller --gulp (now {} samples)", gulp));
+    if (by_dms || all) {
+      h.push_back(fmt::format("fewer DMs a run (now {}, about {} each)", ndms, format_bytes(per_dm)));
+    }
+    if (by_delay || all) {
+      h.push_back(fmt::format(
+          "a lower highest DM or more downsampling (--downsample; its delay, {} samples, is kept for every channel)",
+          max_delay));
+    }
+    std::string text = "use " + h.front();
+    for (std::size_t i = 1; i < h.size(); ++i) text += (i + 1 == h.size() ? " or " : ", ") + h[i];
+    return text;
+  }
+};
+
+HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vector<std::unique_ptr<Dedisperser>>& dds,
+                            std::size_t gulp, std::size_t bytes_per_sample, const Options& o, const OutputOptions& oo,
+                            const BaselineSpec& baseline, std::optional<std::uint64_t> nin) {
+  HostMemory m;
+  std::size_t dedisperser = 0;
+  std::size_t tables = 0;
+  std::size_t chains = 0;
+  std::size_t block = 0;  // most output samples of a series at once
+  std::uint64_t total_out = 0;
+  const std::size_t out_bytes = oo.format == OutputFormat::dat || oo.format == OutputFormat::tim_stream
+                                    ? 4
+                                    : static_cast<std::size_t>(oo.nbits / 8);
+  for (std::size_t r = 0; r < plans.size(); ++r) {
+    const DedispPlan& p = plans[r];
+    const std::size_t nk = static_cast<std::size_t>(p.nchans());
+    const std::size_t range_block = dds[r]->gulp_samples() / static_cast<std::size_t>(p.downsample());
+    dedisperser += dds[r]->host_bytes();
+    tables += p.delays.size() * sizeof(std::int32_t) + p.dm_max_delay.size() * sizeof(std::int32_t) +
+              p.ndms() * sizeof(double);
+    chains +=
+        p.ndms() * SeriesChain::host_bytes(baseline, o.nbits_out, o.downsample_mean ? p.downsample() : 1, range_block);
+    block = std::max(block, range_block);
+    m.ndms += p.ndms();
+    // The dedisperser's per-DM share: its copy of the delay table, its offsets and output block.
+    m.per_dm += (2 * nk * sizeof(std::int32_t) + range_block * sizeof(float)) * p.ndms();
+    const std::size_t elem = p.problem.input.nbits == 32 ? 4 : 2;
+    m.history += 2 * nk * static_cast<std::size_t>(p.max_delay) * elem;
+    if (nin) {
+      for (std::size_t i = 0; i < p.ndms(); ++i) total_out += p.valid_samples(i, *nin) * out_bytes;
+    }
+  }
+  const std::size_t input = 2 * gulp * bytes_per_sample +
+                            (o.zero_dm ? gulp * static_cast<std::size_t>(plans.front().nchans()) * sizeof(float) : 0);
+  const OutputMemory out =
+      output_memory(oo, m.ndms, block, nin ? std::optional<std::uint64_t>(total_out) : std::nullopt);
+  m.parts.push_back({"dedisperser", dedisperser, plans.size() > 1 ? "the ranges' kernel lines" : "the kernel line's"});
+  m.parts.push_back(
+      {"input", input, o.zero_dm ? "two gulps read ahead and the zero-DM filter's floats" : "two gulps read ahead"});
+  m.parts.push_back({"DM plan", tables, "the delay tables: 4 B a DM and channel"});
+  std::string what = out.what;
+  if (chains > 0) what += "; per DM: the baseline's, 8/16-bit scaling's or mean's samples";
+  m.parts.push_back({"outputs", out.bytes + chains, what});
+  // A spool is bounded whatever the number of DMs; files' buffers and blocks are per DM.
+  m.per_dm += tables + chains + (out.per_series ? out.bytes : 0);
+  m.per_dm /= std::max<std::size_t>(m.ndms, 1);
+  m.input = input;
+  return m;
+}
 
 // Threads that write the series of one block at once: the page cache takes a few GB/s per
 // thread, so one thread would make writing the slowest stage.
@@ -352,6 +466,7 @@ int run(int argc, char** argv) {
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   auto reader = FilterbankReader::open(o.input);
+  set_error_file(reader->name());
   const SigprocHeader& h = reader->header();
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
@@ -485,12 +600,9 @@ int run(int argc, char** argv) {
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
-  auto output = timed(times.outputs, [&] { return make_output(oo, h, metas); });
-  std::vector<SeriesChain> chains;
-  chains.reserve(metas.size());
-  for (std::size_t i = 0; i < metas.size(); ++i) {
-    chains.emplace_back(*output, i, baseline, o.nbits_out, o.downsample_mean ? metas[i].downsample : 1);
-  }
+  // The spool (tim-stream, or more files than may be open) keeps up to 512 MiB in memory, or a
+  // quarter of what this process may use where that is less.
+  oo.spool_memory = std::min(oo.spool_memory, usable_host_memory() / 4);
   auto [device, dds] = timed(times.device_wait, [&] { return making.get(); });
   log_verbose("device: {}", device.description);
   std::size_t gulp = SIZE_MAX;
@@ -505,7 +617,6 @@ int run(int argc, char** argv) {
   log_verbose("delays: {} model, reference {:.6f} MHz; killed channels: {}; zero-DM {}; baseline {}", to_string(model),
               plans.front().ref_freq_mhz, keep.empty() ? "none" : describe_killed(keep), o.zero_dm ? "on" : "off",
               o.baseline);
-  std::size_t host = 0;
   std::size_t devmem = 0;
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const auto& p = plans[r];
@@ -513,16 +624,26 @@ int run(int argc, char** argv) {
                 p.problem.dms.front(), p.problem.dms.back(), p.downsample(), p.max_delay,
                 p.max_delay * p.out_tsamp_s());
     log_verbose("range {}: {}", r + 1, dds[r]->describe());
-    host += dds[r]->host_bytes();
     devmem += dds[r]->device_bytes();
   }
   const std::size_t bps = h.bytes_per_sample();
+  const HostMemory mem = plan_host_memory(plans, dds, gulp, bps, o, oo, baseline, nin_known);
+  log_verbose("memory: host {:.1f} MiB in all: {}{}; gulp {} samples", static_cast<double>(mem.total()) / 1048576.0,
+              mem.describe(true), devmem > 0 ? fmt::format("; device {}", format_bytes(devmem)) : std::string(), gulp);
+  // Refused here, before the outputs are made, the buffers allocated or any data read.
+  std::int32_t max_delay = 0;
+  for (const auto& p : plans) max_delay = std::max(max_delay, p.max_delay * p.downsample());
+  check_host_memory(mem.total(), mem.describe(false), mem.hint(o, gulp, max_delay), reader->name());
+
+  auto output = timed(times.outputs, [&] { return make_output(oo, h, metas); });
+  log_verbose("output: {} ({}, {}-bit)", output->describe(), to_string(format),
+              format == OutputFormat::dat ? 32 : o.nbits_out);
+  std::vector<SeriesChain> chains;
+  chains.reserve(metas.size());
+  for (std::size_t i = 0; i < metas.size(); ++i) {
+    chains.emplace_back(*output, i, baseline, o.nbits_out, o.downsample_mean ? metas[i].downsample : 1);
+  }
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
-  host += 2 * gulp * bps + zbuf.size() * sizeof(float);  // the two buffers of the ReadAhead below
-  log_verbose("memory: host {:.1f} MiB{}; gulp {} samples; output: {} ({}, {}-bit)",
-              static_cast<double>(host) / 1048576.0,
-              devmem > 0 ? fmt::format(", device {:.1f} MiB", static_cast<double>(devmem) / 1048576.0) : std::string(),
-              gulp, output->describe(), to_string(format), format == OutputFormat::dat ? 32 : o.nbits_out);
 
   // Stream.
   std::vector<std::size_t> first_series(plans.size(), 0);
@@ -624,10 +745,10 @@ int run(int argc, char** argv) {
       "{:.1f} x real time",
       nread, data_s, ndms, elapsed, adds / elapsed, data_s / elapsed);
   log_verbose(
-      "time: {:.3f} s from the start to the last file completed: set-up {:.3f} s (plans {:.3f}, outputs opened "
-      "{:.3f}, waiting for the dedisperser {:.3f}), stream {:.3f} s (waiting for the reader {:.3f}, dedispersion "
+      "time: {:.3f} s from the start to the last file completed: set-up {:.3f} s (plans {:.3f}, waiting for the "
+      "dedisperser {:.3f}, outputs opened {:.3f}), stream {:.3f} s (waiting for the reader {:.3f}, dedispersion "
       "{:.3f}, outputs {:.3f} on {} thread{}), files completed {:.3f} s",
-      seconds_since(t_start), times.setup, times.plans, times.outputs, times.device_wait, elapsed, times.read_wait,
+      seconds_since(t_start), times.setup, times.plans, times.device_wait, times.outputs, elapsed, times.read_wait,
       times.dedisp, times.output, parallel ? team.size() : 1, parallel && team.size() > 1 ? "s" : "", times.finish);
   return kExitOk;
 }

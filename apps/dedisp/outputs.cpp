@@ -38,6 +38,17 @@ std::size_t file_budget() {
   return soft > 128 ? soft - 64 : 16;
 }
 
+// Gulps of a few hundred KiB per series go straight to the file; a file's buffer only gathers
+// the pieces of baselines and 8/16-bit scaling and smaller gulps (and keeps thousands of sinks
+// small). It is made at the first write smaller than itself: at the last block at the latest.
+constexpr std::size_t kSeriesBuffer = std::size_t{64} << 10;
+
+// dat and tim: every file open at once, or (more files than this process may open) the series
+// spooled and written one after the other at the end.
+bool files_stay_open(const OutputOptions& o, std::size_t nseries) {
+  return nseries * (o.format == OutputFormat::dat ? 2 : 1) + 8 <= file_budget();
+}
+
 // The .tim header of one series (formats.md §2): SIGPROC dedisperse's keys; fch1 is the
 // reference frequency; no `signed` key, because our 8-bit output is unsigned and PRESTO would
 // read +1 as signed (formats.md §1.6).
@@ -78,8 +89,7 @@ class FileSeries final : public Output {
       }
     }
     check_unique(paths_);
-    const bool dat = o.format == OutputFormat::dat;
-    if (series.size() * (dat ? 2 : 1) + 8 <= file_budget()) {
+    if (files_stay_open(o, series.size())) {
       sinks_.resize(series.size());
       infs_.resize(series.size());
       writeback_mark_.assign(series.size(), 0);
@@ -150,9 +160,6 @@ class FileSeries final : public Output {
     }
   }
 
-  // Gulps of a few hundred KiB per series go straight to the file; the small buffer only
-  // gathers the pieces of baselines and 8/16-bit scaling (and keeps thousands of sinks small).
-  static constexpr std::size_t kSeriesBuffer = std::size_t{64} << 10;
   static constexpr std::uint64_t kWritebackBytes = std::uint64_t{1} << 20;
 
   std::unique_ptr<ByteSink> open_series(std::size_t i) {
@@ -424,6 +431,37 @@ const char* to_string(OutputFormat f) {
       return "fil";
   }
   return "?";
+}
+
+OutputMemory output_memory(const OutputOptions& opts, std::size_t nseries, std::size_t block_samples,
+                           std::optional<std::uint64_t> total_bytes) {
+  // A spool holds the series in memory up to its budget (then in a file, through per-series
+  // buffers that share the same budget); reading it back takes a piece of 4 MiB.
+  constexpr std::size_t kSpoolPiece = std::size_t{4} << 20;
+  const std::size_t spool = total_bytes
+                                ? static_cast<std::size_t>(std::min<std::uint64_t>(*total_bytes, opts.spool_memory))
+                                : opts.spool_memory;
+  const std::string budget =
+      fmt::format("up to {:.0f} MiB in memory", static_cast<double>(opts.spool_memory) / 1048576.0);
+  switch (opts.format) {
+    case OutputFormat::dat:
+    case OutputFormat::tim:
+      if (files_stay_open(opts, nseries)) {
+        return {nseries * kSeriesBuffer,
+                fmt::format("a write buffer of {} KiB for each of {} files", kSeriesBuffer >> 10, nseries), true};
+      }
+      return {spool + kSpoolPiece + kSinkBufferBytes,
+              "the series spooled, " + budget + ": more files than this process may open"};
+    case OutputFormat::tim_stream:
+      // The records are assembled from the spool in 4 MiB pieces and go through the sink's buffer.
+      return {spool + 2 * kSpoolPiece + kSinkBufferBytes, "the records spooled, " + budget};
+    case OutputFormat::fil:
+      // Each series' block waits in its queue until every series has it, then is transposed into
+      // rows; at the end the longer series' last samples wait there too (a queue of two blocks).
+      return {3 * nseries * block_samples * sample_bytes(opts.nbits) + kSinkBufferBytes,
+              "up to two blocks of every DM, and their transposition into rows", true};
+  }
+  return {};
 }
 
 std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,

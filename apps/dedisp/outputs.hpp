@@ -5,6 +5,7 @@
 // finish() completes and commits everything (files appear under their names only then).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,18 @@ class Output {
   /// Where the output goes, for messages.
   [[nodiscard]] virtual std::string describe() const = 0;
 };
+
+/// Host memory an output holds at most (without the per-series processing of the caller).
+struct OutputMemory {
+  std::size_t bytes = 0;
+  std::string what;         ///< what it is, for -v and the memory check
+  bool per_series = false;  ///< grows with the number of series (a spool does not)
+};
+/// The memory the output of `nseries` series would hold, made before the output is: blocks of at
+/// most `block_samples` samples a series, `total_bytes` in all when the input's length is known
+/// (a spool then holds no more than that).
+OutputMemory output_memory(const OutputOptions& opts, std::size_t nseries, std::size_t block_samples,
+                           std::optional<std::uint64_t> total_bytes);
 
 /// Opens the output: the first file is created now, so that an unwritable directory fails
 /// before any work; the others (dat, tim) are created by background threads while the work

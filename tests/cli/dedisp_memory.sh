@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# dedisp's host memory as a user meets it: -v's "memory: host" line counts what the process holds
+# (each DM's file buffer and delay tables, the tim-stream spool), so the peak resident size is
+# that plus the program (a few MiB); the dedisperser's part is the kernel line's number; a run
+# that needs more than the process may use (ulimit -v, or the RAM) is refused before any data is
+# read, naming the file, the sizes and what to lower, with status 1 and no output left behind.
+set -u
+bin=${FASTPSR_BIN:?}
+for tool in fake-pulsar dedisp; do
+  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+
+# peak_rss_kib <command...>: runs the command (stderr to err.txt) and prints its peak resident
+# size in KiB; prints nothing where no tool measures it.
+peak_rss_kib() {
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o rss.txt "$@" 2>err.txt >/dev/null
+    tail -n 1 rss.txt
+  elif command -v python3 >/dev/null; then
+    python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open("err.txt", "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+  fi
+}
+# The host memory -v reported, MiB.
+reported_mib() { sed -n 's/.*memory: host \([0-9.]*\) MiB in all.*/\1/p' err.txt; }
+# check_rss <what> <peak KiB> <reported MiB>: the peak is the reported memory, less 10% at most
+# (buffers never filled), plus 24 MiB at most (the program, libraries, thread stacks).
+check_rss() {
+  local what=$1 rss=$2 mib=$3
+  if [ -z "$rss" ]; then
+    echo "note: no /usr/bin/time or python3 here: $what's peak memory not measured"
+    return
+  fi
+  check "$what: -v says $mib MiB, the peak resident size was $((rss / 1024)) MiB" \
+    awk -v r="$rss" -v m="$mib" 'BEGIN { exit !(m > 0 && r / 1024 >= 0.9 * m && r / 1024 <= m + 24) }'
+}
+
+fake() { "$bin/fake-pulsar" -q --nchans 256 --fch1 1500 --foff -1 --nbits 8 --tsamp 64 --seed 5 "$@"; }
+fake --nsamples 200000 -o f.fil
+fake --nsamples 30000 -o short.fil
+
+# 1001 DMs, one .dat each: every file has a 64 KiB buffer and every DM a delay table (the audit's
+# missing ~70 KiB a DM); over three gulps of input, so the read-ahead buffers are filled.
+mkdir dat
+rss=$(peak_rss_kib "$bin/dedisp" -v --device cpu short.fil --dm 0:100:0.1 --gulp 8192 -o dat/s)
+mib=$(reported_mib)
+check_rss "dat, 1001 DMs" "$rss" "$mib"
+check "the memory line names the files' buffers" grep -q 'write buffer of 64 KiB for each of 1001 files' err.txt
+# The two host numbers of -v: the memory line's dedisperser part is the kernel line's.
+kernel=$(sed -n 's/.*cpu kernel:.*host memory \([0-9.]*\) MiB.*/\1/p' err.txt)
+check "the memory line's dedisperser part ($(grep -o 'dedisperser [0-9.]* MiB ([^)]*)' err.txt)) is the kernel line's ($kernel MiB)" \
+  grep -q "dedisperser $kernel MiB (the kernel line's)" err.txt
+check "dat: 1001 files written" test "$(ls dat | grep -c '\.dat$')" -eq 1001
+rm -rf dat
+
+# tim-stream: the records are spooled (here all of them fit the 512 MiB: 101 x ~200000 x 4 B).
+rss=$(peak_rss_kib "$bin/dedisp" -v --device cpu f.fil --dm 0:100:1 --format tim-stream -o -)
+mib=$(reported_mib)
+check_rss "tim-stream, 101 DMs" "$rss" "$mib"
+check "the memory line names the spool" grep -q 'the records spooled, up to' err.txt
+
+# Too much for the process: refused at once, before reading data, naming the file, the sizes and
+# --gulp (here more than ulimit -v allows: about 2.7 GB of gulp buffers). Not under ASan, whose
+# shadow memory needs the address space.
+mkdir out
+if [ -z "${FASTPSR_ASAN:-}" ]; then
+  expect_exit 1 "dedisp: error: f.fil: needs about .* GiB of host memory (dedisperser .*input .*), but this process may use .*: use a smaller --gulp (now 2000000 samples)" \
+    bash -c "ulimit -v 1000000 && exec '$bin/dedisp' f.fil --dm 0:100:1 --gulp 2000000 --device cpu -o out/g"
+  check "nothing left in the output directory: $(ls -A out)" test -z "$(ls -A out)"
+fi
+
+# From a pipe whose data stall after the header: the refusal comes without waiting for them
+# (4 TB of output blocks: more than any RAM, so no ulimit is needed). A check made after the
+# first read would wait for the data and be ended by timeout (124).
+"$bin/fake-pulsar" -q --nchans 2 --fch1 1500 --foff -1 --nbits 8 --tsamp 64 --nsamples 100000 --seed 1 -o two.fil
+mkfifo stall
+{ head -c 20000 two.fil; exec sleep 60; } >stall &
+producer=$!
+expect_exit 1 "<stdin>: needs about .*use .*fewer DMs a run (now 4001" \
+  timeout 30 "$bin/dedisp" - --dm 0:400:0.1 --gulp 268435456 --device cpu -o out/p <stall
+kill "$producer" 2>/dev/null
+wait "$producer" 2>/dev/null
+check "nothing left in the output directory: $(ls -A out)" test -z "$(ls -A out)"
+
+[ $fail -eq 0 ] && echo PASS
+exit $fail
