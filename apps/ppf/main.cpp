@@ -113,6 +113,65 @@ void check_sample_count(std::uint64_t n, const ChanneliserPlan& plan, bool drop_
   }
 }
 
+// The host memory a run plans besides the channeliser's own: the input buffers and, for 8-bit
+// output, the rows held until the scaling is known. For -v and the check before the work.
+struct PpfMemory {
+  std::size_t channeliser = 0;
+  std::size_t input = 0;
+  std::string input_what;
+  std::size_t scaling = 0;  // 8-bit output: the held rows (twice while they grow) and their bytes
+  std::size_t held_rows = 0;
+  bool grows = false;  // the rows come in more than one block
+  [[nodiscard]] std::size_t total() const { return channeliser + input + scaling; }
+  [[nodiscard]] std::string describe(bool verbose) const {
+    auto part = [&](const char* name, std::size_t bytes, const std::string& what) {
+      return verbose ? fmt::format("{} {:.1f} MiB ({})", name, static_cast<double>(bytes) / 1048576.0, what)
+                     : fmt::format("{} {}", name, format_bytes(bytes));
+    };
+    std::string text =
+        part("channeliser", channeliser, "its buffers and work space") + ", " + part("input", input, input_what);
+    if (scaling > 0) {
+      text += ", " + part("8-bit scaling", scaling,
+                          fmt::format("{} rows held as float32 until the scaling is set (--scale-rows), {}", held_rows,
+                                      grows ? "twice that while their buffer grows" : "and their 8-bit copy"));
+    }
+    return text;
+  }
+};
+
+PpfMemory plan_ppf_memory(const Channeliser& ch, const ChanneliserPlan& plan, const VoltageInfo& info,
+                          bool own_input_buffers, const Options& o) {
+  PpfMemory m;
+  m.channeliser = ch.host_bytes();
+  const std::size_t gulp = ch.gulp_samples();
+  const std::size_t gulp_bytes = gulp * info.time_sample_bytes();
+  // Read ahead into two buffers (the GPU's page-locked ones are the channeliser's); several
+  // coarse channels are reordered by the reader through one more.
+  const bool reorder = info.ncoarse > 1;
+  m.input = (own_input_buffers ? 2 * gulp_bytes : 0) + (reorder ? gulp_bytes : 0);
+  m.input_what = own_input_buffers ? "two gulps read ahead" : "read into the channeliser's buffers";
+  if (reorder) m.input_what += ", one reordered by the reader";
+  if (o.nbits == 8) {
+    // The quantiser holds whole blocks of rows until it has --scale-rows of them (or the input ends).
+    const std::size_t c = static_cast<std::size_t>(plan.nchans());
+    const std::size_t history = static_cast<std::size_t>(plan.ntaps() - 1 + plan.spectra_per_row()) * c;
+    const auto block = std::max<std::size_t>(1, static_cast<std::size_t>(plan.rows_for_samples(gulp + history)));
+    std::size_t rows = o.scale_rows > SIZE_MAX - block ? o.scale_rows : (o.scale_rows + block - 1) / block * block;
+    if (info.nsamples) {
+      rows = std::min<std::size_t>(rows, static_cast<std::size_t>(plan.rows_for_samples(*info.nsamples)));
+    }
+    m.held_rows = rows;
+    // In double: --scale-rows may be any count (the sum stays far below SIZE_MAX).
+    const double held_d = static_cast<double>(rows) * static_cast<double>(plan.row_floats()) * sizeof(float);
+    const std::size_t held = held_d < 1e18 ? static_cast<std::size_t>(held_d) : std::size_t{1} << 60;
+    // A buffer that grows block by block is copied into one twice its size; else the rows and
+    // their bytes (a quarter) live together.
+    m.grows = rows > block;
+    m.scaling = m.grows ? 2 * held : held + held / sizeof(float);
+  }
+  return m;
+}
+
 // Wall time of the run's phases on the main thread, for -v.
 struct PhaseTimes {
   double setup = 0;        // from the start to the first read: input opened, plan, channeliser, output opened
@@ -245,6 +304,7 @@ int run(int argc, char** argv) {
     raw->source_name = o.source_name;
   }
   auto reader = open_voltage_reader(open_source(o.input), raw);
+  set_error_file(reader->name());
   VoltageInfo info = reader->info();
   if (raw && info.format != "raw") {
     throw Error(ErrorCode::invalid_argument,
@@ -289,8 +349,27 @@ int run(int argc, char** argv) {
               o.complex_out ? std::string("complex float32")
                             : fmt::format("{} summed over {} spectra, {}-bit", o.detect, p.nint, o.nbits));
   log_verbose("{}", ch->describe());
-  log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device", static_cast<double>(ch->host_bytes()) / 1048576.0,
-              static_cast<double>(ch->device_bytes()) / 1048576.0);
+  // The input is read into the channeliser's own buffers where it has any (a GPU's page-locked
+  // memory, uploaded without a copy), else into two of ours.
+  const std::size_t gulp = ch->gulp_samples();
+  const std::size_t gulp_bytes = gulp * info.time_sample_bytes();
+  std::vector<std::uint8_t*> buffers = ch->input_buffers(2, gulp_bytes);
+  const PpfMemory mem = plan_ppf_memory(*ch, plan, info, buffers.empty(), o);
+  log_verbose("memory: host {:.1f} MiB in all: {}; device {:.1f} MiB", static_cast<double>(mem.total()) / 1048576.0,
+              mem.describe(true), static_cast<double>(ch->device_bytes()) / 1048576.0);
+  {
+    // Refused here, before the output is made, the buffers allocated or any data read.
+    std::vector<std::string> hint;
+    if (mem.scaling > 0 && mem.scaling >= mem.total() / 4) {
+      hint.push_back(fmt::format("a smaller --scale-rows (now {}: the rows until then are held, {} bytes each)",
+                                 o.scale_rows, plan.row_floats() * sizeof(float)));
+    }
+    if (hint.empty() || mem.channeliser + mem.input >= mem.total() / 4) {
+      hint.push_back(fmt::format("a smaller --gulp (now {} spectra)", gulp / static_cast<std::size_t>(plan.nchans())));
+    }
+    check_host_memory(mem.total(), mem.describe(false),
+                      "use " + hint.front() + (hint.size() > 1 ? " or " + hint.back() : std::string()), reader->name());
+  }
 
   std::unique_ptr<ByteSink> sink;
   std::unique_ptr<FilterbankWriter> fil;
@@ -332,7 +411,6 @@ int run(int argc, char** argv) {
     }
   };
 
-  const std::size_t gulp = ch->gulp_samples();
   Progress progress("ppf", reader->size_bytes().value_or(0));
   times.setup = seconds_since(t_start);
   const auto t0 = Clock::now();
@@ -340,12 +418,8 @@ int run(int argc, char** argv) {
   {
     // The next gulp is read while this one is channelised (from here on the reader is used by
     // the reading thread only, until the loop ends).
-    // Into the channeliser's own buffers where it has any (a GPU's page-locked memory, uploaded
-    // without a copy), else into the reader's.
     auto read = [&](std::uint8_t* dst) { return reader->read(dst, gulp); };
     auto position = [&] { return reader->position_bytes(); };
-    const std::size_t gulp_bytes = gulp * info.time_sample_bytes();
-    std::vector<std::uint8_t*> buffers = ch->input_buffers(2, gulp_bytes);
     std::optional<ReadAhead> reading;
     if (buffers.empty()) {
       reading.emplace(gulp_bytes, read, position);
