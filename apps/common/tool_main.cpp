@@ -59,8 +59,9 @@ std::string out_of_memory_message() {
     rusage ru{};
     const std::size_t peak =
         ::getrusage(RUSAGE_SELF, &ru) == 0 ? static_cast<std::size_t>(ru.ru_maxrss) * 1024 : std::size_t{0};
-    usage = fmt::format(" (the process held up to {} and may use {}: the RAM, a cgroup limit or ulimit -v)",
-                        format_bytes(peak), format_bytes(usable_host_memory()));
+    const HostMemoryLimit limit = host_memory_limit();
+    usage = fmt::format(" (the process held up to {} and may use {}: {})", format_bytes(peak),
+                        format_bytes(limit.bytes), limit.source);
   } catch (...) {  // NOLINT(bugprone-empty-catch): the message goes out without the numbers
   }
   return "out of host memory: a buffer could not be allocated" + usage + "; -v shows the memory a run plans to use";
@@ -201,12 +202,11 @@ std::string format_bytes(std::size_t bytes) {
 }
 
 void check_host_memory(std::size_t needed, const std::string& parts, const std::string& hint, const std::string& path) {
-  const std::size_t usable = usable_host_memory();
-  if (needed <= usable) return;
+  const HostMemoryLimit limit = host_memory_limit();
+  if (needed <= limit.bytes) return;
   throw Error(ErrorCode::resource,
-              fmt::format("needs about {} of host memory ({}), but this process may use {} (the RAM, a cgroup limit "
-                          "or ulimit -v, whichever is least): {}",
-                          format_bytes(needed), parts, format_bytes(usable), hint),
+              fmt::format("needs about {} of host memory ({}), but this process may use {} ({}): {}",
+                          format_bytes(needed), parts, format_bytes(limit.bytes), limit.source, hint),
               path);
 }
 

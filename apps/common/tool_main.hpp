@@ -54,9 +54,9 @@ void set_error_file(std::string path);
 std::string format_bytes(std::size_t bytes);
 
 /// Refuses, before the work, a run whose planned host memory `needed` is more than this process
-/// may use (usable_host_memory(): the RAM, a control group's limit or ulimit -v): throws
-/// Error(resource) naming `path`, with the need, its largest parts (`parts`, e.g. "input 3.81 GiB,
-/// dedisperser 4.57 GiB"), what may be used, and `hint` (what to lower).
+/// may use (host_memory_limit(): the RAM, a control group's limit or what ulimit -v leaves):
+/// throws Error(resource) naming `path`, with the need, its parts (`parts`, e.g. "input 3.81 GiB,
+/// dedisperser 4.57 GiB"), what may be used and by which limit, and `hint` (what to lower).
 void check_host_memory(std::size_t needed, const std::string& parts, const std::string& hint, const std::string& path);
 
 }  // namespace fastpsr::app

@@ -70,7 +70,7 @@ check "the memory line names the spool" grep -q 'the records spooled, up to' err
 # shadow memory needs the address space.
 mkdir out
 if [ -z "${FASTPSR_ASAN:-}" ]; then
-  expect_exit 1 "dedisp: error: f.fil: needs about .* GiB of host memory (dedisperser .*input .*), but this process may use .*: use a smaller --gulp (now 2000000 samples)" \
+  expect_exit 1 "dedisp: error: f.fil: needs about .* GiB of host memory (dedisperser .*input .*), but this process may use .* (ulimit -v): use a smaller --gulp (now 2000000 samples)" \
     bash -c "ulimit -v 1000000 && exec '$bin/dedisp' f.fil --dm 0:100:1 --gulp 2000000 --device cpu -o out/g"
   check "nothing left in the output directory: $(ls -A out)" test -z "$(ls -A out)"
 fi

@@ -85,7 +85,7 @@ check "nothing left in the output directory: $(ls -A out)" test -z "$(ls -A out)
 # under ulimit -v 2 GB) names the input and what the process held and may use. Not under ASan,
 # whose shadow memory needs the address space.
 if [ -z "${FASTPSR_ASAN:-}" ]; then
-  expect_exit 1 "ppf: error: v.dada: out of host memory: a buffer could not be allocated (the process held up to .* and may use 1.9[0-9] GiB" \
+  expect_exit 1 "ppf: error: v.dada: out of host memory: a buffer could not be allocated (the process held up to .* and may use [0-9.]* [GM]iB: ulimit -v)" \
     bash -c "ulimit -v 2000000 && exec '$bin/ppf' --device cpu -C 67108864 -T 16 v.dada -o out/p.fil"
   check "nothing left in the output directory: $(ls -A out)" test -z "$(ls -A out)"
 fi
