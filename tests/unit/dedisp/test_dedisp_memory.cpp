@@ -13,7 +13,7 @@
 
 using namespace fastpsr;
 
-TEST_CASE("dedisp cpu: made without its gulp's buffers; host_bytes counts them and the delay table") {
+TEST_CASE("dedisp cpu: made without its gulp's buffers, which host_bytes counts with the delay table") {
   // 2 channels, 1000 DMs, a gulp of 2^30 samples: an output block of 1000 x 2^30 floats (4 TB)
   // and rows of 2 x 2^30 uint16, which no machine holds. Making it allocates neither.
   DedispProblem p;

@@ -35,7 +35,7 @@ std::unique_ptr<Channeliser> channeliser(const ChanneliserPlan& plan, std::size_
 
 }  // namespace
 
-TEST_CASE("ppf cpu: made without its gulp's buffers; host_bytes counts them") {
+TEST_CASE("ppf cpu: made without its gulp's buffers, which host_bytes counts") {
   // 256 channels, complex output, a gulp of 2^40 samples: 2 TB of raw ci8 samples and 8 TB of
   // output rows, which no machine holds. Making the channeliser allocates neither.
   const auto plan = plan_of(256, 8, VoltageType::ci8, 1, PpfOutput::complex);
