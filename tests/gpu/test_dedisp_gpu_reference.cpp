@@ -13,7 +13,7 @@
 
 using namespace fastpsr;
 
-TEST_CASE("dedisp gpu vs reference: every shape, every nbits, random gulps; equal to the CPU backend") {
+TEST_CASE("dedisp gpu vs reference: every shape, every nbits, random gulps, equal to the CPU backend") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   const auto shapes = test::reference_shapes();

@@ -84,7 +84,7 @@ TEST_CASE("dedisp cpu: output does not depend on the gulp size") {
   }
 }
 
-TEST_CASE("dedisp cpu: DM 0 of a single channel returns the input; shifting the input shifts the output") {
+TEST_CASE("dedisp cpu: DM 0 of a single channel returns the input, shifting the input shifts the output") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);

@@ -177,7 +177,7 @@ TEST_CASE("dedisp cpu two-stage: output does not depend on the gulp, the chunk o
   }
 }
 
-TEST_CASE("dedisp cpu two-stage: auto takes it only where it saves adds; bad values are refused") {
+TEST_CASE("dedisp cpu two-stage: auto takes it only where it saves adds, bad values are refused") {
   std::mt19937_64 rng(test::fresh_seed());
   // One DM: nothing to share between DMs, so the direct sum is kept.
   const DedispPlan one = nsub_plan(rng, 64, 8, 8, false, 1, 0.0);

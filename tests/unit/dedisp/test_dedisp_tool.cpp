@@ -109,7 +109,7 @@ std::vector<TimeSeries> parse_tim_stream(const std::vector<std::uint8_t>& bytes)
 
 }  // namespace
 
-TEST_CASE("dedisp tool: .dat per DM equals the reference, whatever the gulp; stdin equals the file") {
+TEST_CASE("dedisp tool: .dat per DM equals the reference, whatever the gulp, stdin equals the file") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   test::TempDir tmp;
@@ -150,7 +150,7 @@ TEST_CASE("dedisp tool: .dat per DM equals the reference, whatever the gulp; std
   }
 }
 
-TEST_CASE("dedisp tool: .tim and tim-stream (sigproc delays) equal the reference; records carry nsamples") {
+TEST_CASE("dedisp tool: .tim and tim-stream (sigproc delays) equal the reference, records carry nsamples") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   test::TempDir tmp;

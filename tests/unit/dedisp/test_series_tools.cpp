@@ -37,7 +37,7 @@ float lower_median(std::vector<float> v) {
 
 }  // namespace
 
-TEST_CASE("baseline: block medians subtracted; SIGPROC's rule for the last partial block") {
+TEST_CASE("baseline: block medians subtracted, SIGPROC's rule for the last partial block") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -195,7 +195,7 @@ TEST_CASE("channel masks: ranges, files, SIGPROC killfiles and ignore lists") {
   CHECK(killed(parse_kill_channels((tmp / "one").string(), 64)) == std::vector<int>{1});
 }
 
-TEST_CASE("zero-DM filter: each spectrum's kept channels sum to zero; killed channels are zero") {
+TEST_CASE("zero-DM filter: each spectrum's kept channels sum to zero, killed channels are zero") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);

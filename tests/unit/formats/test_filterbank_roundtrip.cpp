@@ -182,7 +182,7 @@ TEST_CASE("filterbank: skip and read continue from the same place") {
   }
 }
 
-TEST_CASE("filterbank: a pipe that ends before nsamples is an error; inside a sample, the whole ones are read") {
+TEST_CASE("filterbank: a pipe that ends before nsamples is an error, inside a sample, the whole ones are read") {
   SigprocHeader h = header_for({8, false}, 1, 16);
   h.nsamples = 10;
   h.keys.emplace_back("nsamples");

@@ -194,7 +194,7 @@ TEST_CASE("sigproc header: bad headers give clear errors") {
   }
 }
 
-TEST_CASE("filterbank: data shorter than nsamples are an error; a trailing partial sample is dropped") {
+TEST_CASE("filterbank: data shorter than nsamples are an error, a trailing partial sample is dropped") {
   SigprocHeader h = every_key_header();
   h.frequency_table.clear();
   h.remove_key("FREQUENCY_START");

@@ -48,7 +48,7 @@ TEST_CASE("worker team: each index once, owner i % size, in order per owner, ove
   }
 }
 
-TEST_CASE("worker team: the first member's error is rethrown after the others finished; the team goes on") {
+TEST_CASE("worker team: the first member's error is rethrown after the others finished, the team goes on") {
   WorkerTeam team(4);
   std::atomic<int> done{0};
   auto fail_odd = [&](std::size_t i) {
@@ -70,7 +70,7 @@ TEST_CASE("worker team: the first member's error is rethrown after the others fi
   CHECK_THROWS_WITH(alone.run(3, fail_odd), "index 2");
 }
 
-TEST_CASE("worker team, dynamic: each index once, on a member < size, increasing per member; mixed with run") {
+TEST_CASE("worker team, dynamic: each index once, on a member < size, increasing per member, mixed with run") {
   const std::uint64_t seed = test::fresh_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
@@ -116,7 +116,7 @@ TEST_CASE("worker team, dynamic: each index once, on a member < size, increasing
   }
 }
 
-TEST_CASE("worker team, dynamic: an error stops its member only; the rest of the indices still run") {
+TEST_CASE("worker team, dynamic: an error stops its member only, the rest of the indices still run") {
   WorkerTeam team(4);
   std::atomic<int> done{0};
   std::vector<std::atomic<int>> calls(200);

@@ -220,7 +220,7 @@ TEST_CASE("ppf cpu: the FIR's tiles and its leftover rows give the same bits, Na
   }
 }
 
-TEST_CASE("ppf cpu: the FIR's AVX-512 and AVX2 variants give the same bits; generic matches the reference") {
+TEST_CASE("ppf cpu: the FIR's AVX-512 and AVX2 variants give the same bits, generic matches the reference") {
   const auto& f = cpu::cpu_features();
   if (!f.avx512f || !f.avx2 || !f.fma) {
     MESSAGE("this CPU lacks AVX-512 or AVX2+FMA: the variants are compared where it has them");

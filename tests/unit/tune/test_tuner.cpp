@@ -80,7 +80,7 @@ TEST_CASE("tuner: a gain within the run-to-run spread does not move the search")
   CHECK(r.wins);
 }
 
-TEST_CASE("tuner: nothing better keeps the defaults; no budget measures only the defaults") {
+TEST_CASE("tuner: nothing better keeps the defaults, no budget measures only the defaults") {
   Synthetic s;
   TuneTarget t = target(s);
   t.axes = {{"c", {"0", "1"}}};  // c_effect 0: no gain anywhere

@@ -56,7 +56,7 @@ TEST_CASE("tuning database: path from FASTPSR_TUNING, else XDG_CACHE_HOME, else 
   if (xdg != nullptr) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
 }
 
-TEST_CASE("tuning database: a missing file is empty; store, load, find round trip") {
+TEST_CASE("tuning database: a missing file is empty, store, load, find round trip") {
   test::TempDir dir;
   const auto path = dir.path() / "sub" / "tuning.json";
   CHECK(TuningDatabase::load(path).entries().empty());
@@ -99,7 +99,7 @@ TEST_CASE("tuning database: entries of another build are ignored and counted") {
   CHECK(t.note.find("1 of other builds ignored") != std::string::npos);
 }
 
-TEST_CASE("tuning database: the user's keys override the tuned ones key by key; --no-tuning ignores it") {
+TEST_CASE("tuning database: the user's keys override the tuned ones key by key, --no-tuning ignores it") {
   test::TempDir dir;
   const auto path = dir.path() / "tuning.json";
   const TuningEntry e = entry("s");
@@ -116,7 +116,7 @@ TEST_CASE("tuning database: the user's keys override the tuned ones key by key; 
   CHECK(none.describe().find("(defaults: no tuning entry for dedisp other on ") != std::string::npos);
 }
 
-TEST_CASE("tuning database: a corrupt file is an error naming it; the tools fall back to the defaults") {
+TEST_CASE("tuning database: a corrupt file is an error naming it, the tools fall back to the defaults") {
   test::TempDir dir;
   const auto path = dir.path() / "tuning.json";
   for (const char* text : {"{not json", "[]", R"({"format": "fastpsr-tuning", "version": 99, "entries": []})",

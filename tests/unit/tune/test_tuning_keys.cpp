@@ -17,7 +17,7 @@ TEST_CASE("tuning keys: log2 buckets") {
   CHECK(log2_bucket(4097) == 13);
 }
 
-TEST_CASE("tuning keys: dedisp from the plan; the DM values and sample time left out") {
+TEST_CASE("tuning keys: dedisp from the plan, the DM values and sample time left out") {
   const DedispSetup s = make_dedisp_setup("apertif", 0, 1.0);
   REQUIRE(s.plans.size() == 1);
   const DedispPlan& p = s.plans[0];
