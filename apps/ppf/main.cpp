@@ -468,7 +468,10 @@ int run(int argc, char** argv) {
     try {
       cpu::export_fftw_wisdom(wisdom);
     } catch (const Error& e) {
-      log_verbose("FFTW wisdom not saved: {}: {}", e.path(), e.what());
+      log_warning(
+          "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last "
+          "bits (--wisdom, or --fftw estimate)",
+          e.path(), e.what());
     }
   }
   times.finish = seconds_since(t_finish);
