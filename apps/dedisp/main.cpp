@@ -564,6 +564,12 @@ int run(int argc, char** argv) {
   times.plans = seconds_since(t_start);
   DedispOptions dopt;
   dopt.gulp_samples = o.gulp;
+  // A gulp longer than the input would only size buffers (and can pass the kernels' 32-bit row
+  // offsets): the whole input is one gulp (QA pass 12).
+  if (nin_known && o.gulp > *nin_known) {
+    dopt.gulp_samples = static_cast<std::size_t>(std::max<std::uint64_t>(*nin_known, 1));
+    log_verbose("--gulp {}: the input holds {} samples, so one gulp of those", o.gulp, *nin_known);
+  }
   dopt.threads = o.threads;
   if (!o.cpu_config.empty()) dopt.cpu_config = parse_key_values(o.cpu_config);
   if (!o.gpu_config.empty()) dopt.gpu_config = parse_key_values(o.gpu_config);
