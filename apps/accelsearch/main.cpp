@@ -196,19 +196,14 @@ std::size_t plane_memory_limit(const Options& o) {
                 static_cast<double>(usable.bytes / 2) / gib, static_cast<double>(usable.bytes) / gib, usable.source);
     return std::max<std::size_t>(usable.bytes / 2, 1);
   }
-  double value = 0.0;
   const char* text = o.plane_memory.c_str();
   char* end = nullptr;
   errno = 0;
-  value = std::strtod(text, &end);
+  const double value = std::strtod(text, &end);
   if (end == text || *end != '\0' || errno != 0 || !std::isfinite(value) || value < 0.0) {
     usage_error(fmt::format("--plane-memory must be a number of GiB >= 0, got '{}'", o.plane_memory));
   }
-  if (value == 0.0) {
-    log_verbose("plane memory: no limit (--plane-memory 0)");
-    return 0;
-  }
-  if (value >= 1e9) {  // a billion GiB: no machine's limit
+  if (value == 0.0 || value >= 1e9) {  // a billion GiB is no machine's limit (and would overflow)
     log_verbose("plane memory: no limit (--plane-memory {})", o.plane_memory);
     return 0;
   }
@@ -240,10 +235,7 @@ int run(int argc, char** argv) {
   if (!o.gpu_config.empty()) sopts.gpu_config = parse_key_values(o.gpu_config);
   sopts.use_tuning = !o.no_tuning;
   sopts.fftw_effort = *parse_fftw_effort(o.fftw);
-  const std::string wisdom = o.wisdom.empty() ? cpu::default_fftw_wisdom_path() : o.wisdom;
-  const bool use_wisdom =
-      device.backend == Backend::cpu && wisdom != "none" && sopts.fftw_effort != FftwEffort::estimate;
-  if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
+  const cpu::FftwWisdomFile wisdom(o.wisdom, sopts.fftw_effort, device.backend == Backend::cpu);
   sopts.plane_memory = plane_memory_limit(o);
 
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
@@ -281,16 +273,7 @@ int run(int argc, char** argv) {
     source.read_file = [&](std::size_t i) { return read_accel_input(o.inputs[i], fft); };
   }
   const std::vector<SiftInput> sift_inputs = run_trials(source, settings);
-  if (use_wisdom) {
-    try {
-      cpu::export_fftw_wisdom(wisdom);
-    } catch (const Error& e) {
-      log_warning(
-          "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last "
-          "digits (--wisdom, or --fftw estimate)",
-          e.path(), e.what());
-    }
-  }
+  wisdom.save();
   if (streaming && sift_inputs.empty()) {
     // A pipe whose writer failed before its first record (`dedisp missing.fil ... | accelsearch -`)
     // must not look like a search that found nothing.

@@ -280,8 +280,8 @@ int run(int argc, char** argv) {
     log_warning("--scale-rows {}: the 8-bit scale is set from so few samples that much of the data may clip",
                 o.scale_rows);
   }
-  FASTPSR_EXPECTS(o.fftw == "estimate" || o.fftw == "measure" || o.fftw == "patient",
-                  "--fftw '{}' is not one of estimate, measure, patient", o.fftw);
+  FASTPSR_EXPECTS(parse_fftw_effort(o.fftw).has_value(), "--fftw '{}' is not one of estimate, measure, patient",
+                  o.fftw);
   if (o.output == "-" && ::isatty(STDOUT_FILENO) == 1) {
     usage_error("refusing to write binary data to a terminal: give -o FILE or pipe the output");
   }
@@ -332,12 +332,8 @@ int run(int argc, char** argv) {
   copt.cpu_config = parse_key_values(o.cpu_config);
   copt.use_tuning = !o.no_tuning;
   copt.gulp_samples = o.gulp * static_cast<std::size_t>(o.channels);
-  copt.fftw_effort = o.fftw == "estimate"  ? ChanneliserOptions::FftwEffort::estimate
-                     : o.fftw == "patient" ? ChanneliserOptions::FftwEffort::patient
-                                           : ChanneliserOptions::FftwEffort::measure;
-  const std::string wisdom = o.wisdom.empty() ? cpu::default_fftw_wisdom_path() : o.wisdom;
-  const bool use_wisdom = device.backend == Backend::cpu && wisdom != "none" && o.fftw != "estimate";
-  if (use_wisdom) cpu::import_fftw_wisdom(wisdom);
+  copt.fftw_effort = *parse_fftw_effort(o.fftw);
+  const cpu::FftwWisdomFile wisdom(o.wisdom, copt.fftw_effort, device.backend == Backend::cpu);
   times.plan = seconds_since(t_start);
   auto ch = timed(times.channeliser, [&] { return make_channeliser(plan, copt, device); });
   log_verbose("input: {} {}, {} coarse channel{} x {} polarisation{}, tsamp {} s, channel bandwidth {} MHz",
@@ -464,16 +460,7 @@ int run(int argc, char** argv) {
     fil->commit();
   }
   progress.finish();
-  if (use_wisdom) {
-    try {
-      cpu::export_fftw_wisdom(wisdom);
-    } catch (const Error& e) {
-      log_warning(
-          "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last "
-          "bits (--wisdom, or --fftw estimate)",
-          e.path(), e.what());
-    }
-  }
+  wisdom.save();
   times.finish = seconds_since(t_finish);
   const double secs = seconds_since(t0);
   log_verbose(

@@ -10,6 +10,7 @@
 
 #include "fastpsr/error.hpp"
 #include "fastpsr/fftw_lock.hpp"
+#include "fastpsr/log.hpp"
 
 namespace fastpsr::cpu {
 
@@ -65,6 +66,24 @@ void export_fftw_wisdom(const std::string& path) {
   if (ec) {
     std::filesystem::remove(tmp, ec);
     throw Error(ErrorCode::io, "cannot write FFTW wisdom", path);
+  }
+}
+
+FftwWisdomFile::FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu)
+    : path_(path.empty() ? default_fftw_wisdom_path() : path),
+      used_(on_cpu && path_ != "none" && effort != FftwEffort::estimate) {
+  if (used_) import_fftw_wisdom(path_);
+}
+
+void FftwWisdomFile::save() const {
+  if (!used_) return;
+  try {
+    export_fftw_wisdom(path_);
+  } catch (const Error& e) {
+    log_warning(
+        "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last bits "
+        "(--wisdom, or --fftw estimate)",
+        e.path(), e.what());
   }
 }
 

@@ -14,36 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
-
-# peak_rss_kib <command...>: runs the command (stderr to err.txt) and prints its peak resident
-# size in KiB; prints nothing where no tool measures it.
-peak_rss_kib() {
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%M' -o rss.txt "$@" 2>err.txt >/dev/null
-    tail -n 1 rss.txt
-  elif command -v python3 >/dev/null; then
-    python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open("err.txt", "w"))
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
-  fi
-}
-# The host memory -v reported, MiB.
-reported_mib() { sed -n 's/.*memory: host \([0-9.]*\) MiB in all.*/\1/p' err.txt; }
-# check_rss <what> <peak KiB> <reported MiB>: the peak is the reported memory, less 10% at most
-# (buffers never filled), plus 24 MiB at most (the program, libraries, thread stacks).
-check_rss() {
-  local what=$1 rss=$2 mib=$3
-  if [ -z "$rss" ]; then
-    echo "note: no /usr/bin/time or python3 here: $what's peak memory not measured"
-    return
-  fi
-  if [ -n "${FASTPSR_ASAN:-}" ]; then  # ASan's shadow memory and quarantine add to the resident size
-    echo "note: ASan build: $what's peak memory not compared with -v"
-    return
-  fi
-  check "$what: -v says $mib MiB, the peak resident size was $((rss / 1024)) MiB" \
-    awk -v r="$rss" -v m="$mib" 'BEGIN { exit !(m > 0 && r / 1024 >= 0.9 * m && r / 1024 <= m + 24) }'
-}
+source "$FASTPSR_SOURCE/tests/cli/lib/memory.bash"
 
 fake() { "$bin/fake-pulsar" -q --nchans 256 --fch1 1500 --foff -1 --nbits 8 --tsamp 64 --seed 5 "$@"; }
 fake --nsamples 200000 -o f.fil

@@ -21,6 +21,23 @@ namespace fastpsr::test {
 
 using cd = std::complex<double>;
 
+/// The CPU tests' plan: C channels, T taps, a Hann window.
+inline ChanneliserPlan hann_plan(int c, int t, VoltageType type, int npol, PpfOutput out, Detection d = Detection::I,
+                                 int nint = 1, bool descending = false, int ncoarse = 1) {
+  ChanneliserProblem p;
+  p.nchans = c;
+  p.ntaps = t;
+  p.input = type;
+  p.npol = npol;
+  p.output = out;
+  p.detection = d;
+  p.nint = nint;
+  p.descending = descending;
+  p.ncoarse = ncoarse;
+  p.window = parse_window("hann");
+  return make_channeliser_plan(p);
+}
+
 /// X[k] = Σ x[c]·exp(−2πi·k·c/C), by definition (the phase index reduced exactly mod C).
 inline std::vector<cd> naive_dft(const std::vector<cd>& x) {
   const std::size_t n = x.size();

@@ -17,22 +17,6 @@ using namespace fastpsr;
 
 namespace {
 
-ChanneliserPlan make_plan(int c, int t, VoltageType type, int npol, PpfOutput out, Detection d = Detection::I,
-                          int nint = 1, bool descending = false, int ncoarse = 1) {
-  ChanneliserProblem p;
-  p.nchans = c;
-  p.ntaps = t;
-  p.input = type;
-  p.npol = npol;
-  p.output = out;
-  p.detection = d;
-  p.nint = nint;
-  p.descending = descending;
-  p.ncoarse = ncoarse;
-  p.window = parse_window("hann");
-  return make_channeliser_plan(p);
-}
-
 std::unique_ptr<Channeliser> cpu_channeliser(const ChanneliserPlan& plan, std::size_t gulp = 0,
                                              const std::string& isa = "") {
   ChanneliserOptions o;
@@ -78,7 +62,7 @@ TEST_CASE("ppf cpu: matches the double-precision reference for every input type,
         CAPTURE(to_string(type));
         CAPTURE(npol);
         CAPTURE(descending);
-        const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending);
+        const auto plan = test::hann_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending);
         const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
         const auto ref = test::reference_ppf(plan, input, nsamples);
         auto ch = cpu_channeliser(plan);
@@ -103,7 +87,7 @@ TEST_CASE("ppf cpu: detection and integration (I, AA, BB, IQUV) match the refere
         CAPTURE(nint);
         const int c = 48;
         const int t = 8;
-        const auto plan = make_plan(c, t, VoltageType::ci8, 2, PpfOutput::power, d, nint, true, 3);
+        const auto plan = test::hann_plan(c, t, VoltageType::ci8, 2, PpfOutput::power, d, nint, true, 3);
         const std::size_t nsamples = static_cast<std::size_t>(c) * (t - 1 + 2 * nint) + (c - 1);  // 2 rows
         const auto input =
             test::random_voltages(VoltageType::ci8, 3 * nsamples * 4, seed + static_cast<unsigned>(nint));
@@ -117,7 +101,7 @@ TEST_CASE("ppf cpu: detection and integration (I, AA, BB, IQUV) match the refere
     }
   }
   // One polarisation: I is |X|^2.
-  const auto plan = make_plan(32, 4, VoltageType::cf32, 1, PpfOutput::power, Detection::I, 2);
+  const auto plan = test::hann_plan(32, 4, VoltageType::cf32, 1, PpfOutput::power, Detection::I, 2);
   const std::size_t nsamples = 32 * 9;
   const auto input = test::random_voltages(VoltageType::cf32, nsamples * 2, seed);
   auto ch = cpu_channeliser(plan);
@@ -170,7 +154,7 @@ TEST_CASE("ppf cpu: streaming gives the same bits for any gulp size") {
     const int c = 64;
     const int t = 16;
     const auto plan =
-        make_plan(c, t, VoltageType::ci16, 2, out, Detection::IQUV, out == PpfOutput::power ? 7 : 1, true, 2);
+        test::hann_plan(c, t, VoltageType::ci16, 2, out, Detection::IQUV, out == PpfOutput::power ? 7 : 1, true, 2);
     const std::size_t nsamples = static_cast<std::size_t>(c) * 200 + 33;
     const auto input = test::random_voltages(VoltageType::ci16, 2 * nsamples * 4, seed);
     auto whole = cpu_channeliser(plan, nsamples);
@@ -196,7 +180,7 @@ TEST_CASE("ppf cpu: the FIR's tiles and its leftover rows give the same bits, Na
   for (int npol : {1, 2}) {
     CAPTURE(npol);
     const int c = 100;
-    const auto plan = make_plan(c, 7, VoltageType::cf32, npol, PpfOutput::complex);
+    const auto plan = test::hann_plan(c, 7, VoltageType::cf32, npol, PpfOutput::complex);
     const std::size_t nsamples = static_cast<std::size_t>(c) * 150;
     auto input = test::random_voltages(VoltageType::cf32, 2 * nsamples * static_cast<std::size_t>(npol), seed);
     auto* x = reinterpret_cast<float*>(input.data());
@@ -239,7 +223,7 @@ TEST_CASE("ppf cpu: the FIR's AVX-512 and AVX2 variants give the same bits, gene
           CAPTURE(t);
           CAPTURE(npol);
           CAPTURE(to_string(type));
-          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex);
+          const auto plan = test::hann_plan(c, t, type, npol, PpfOutput::complex);
           const std::size_t nsamples = static_cast<std::size_t>(c) * (static_cast<std::size_t>(t) + 11);
           const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k++);
           const auto ref = test::reference_ppf(plan, input, nsamples);
@@ -264,7 +248,7 @@ TEST_CASE("ppf cpu: the FIR's AVX-512 and AVX2 variants give the same bits, gene
 }
 
 TEST_CASE("ppf cpu: --cpu-config is checked") {
-  const auto plan = make_plan(16, 2, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto plan = test::hann_plan(16, 2, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_NOTHROW(cpu_channeliser(plan, 0, "generic"));
   CHECK_THROWS_WITH_AS(cpu_channeliser(plan, 0, "sse9"), doctest::Contains("expected avx512, avx2 or generic"), Error);
   ChanneliserOptions o;
@@ -282,7 +266,7 @@ TEST_CASE("ppf cpu: --cpu-config is checked") {
 }
 
 TEST_CASE("ppf cpu: push validates its size and flush ends the stream") {
-  const auto plan = make_plan(16, 2, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto plan = test::hann_plan(16, 2, VoltageType::ci8, 1, PpfOutput::complex);
   auto ch = cpu_channeliser(plan, 64);
   std::vector<std::uint8_t> in(2 * 65, 0);
   CHECK_THROWS_AS(ch->push(in.data(), 65), Error);

@@ -14,18 +14,6 @@ using namespace fastpsr;
 
 namespace {
 
-ChanneliserPlan plan_of(int c, int t, VoltageType type, int npol, PpfOutput out, int ncoarse = 1) {
-  ChanneliserProblem p;
-  p.nchans = c;
-  p.ntaps = t;
-  p.input = type;
-  p.npol = npol;
-  p.output = out;
-  p.ncoarse = ncoarse;
-  p.window = parse_window("hann");
-  return make_channeliser_plan(p);
-}
-
 std::unique_ptr<Channeliser> channeliser(const ChanneliserPlan& plan, std::size_t gulp) {
   ChanneliserOptions o;
   o.gulp_samples = gulp;
@@ -38,7 +26,7 @@ std::unique_ptr<Channeliser> channeliser(const ChanneliserPlan& plan, std::size_
 TEST_CASE("ppf cpu: made without its gulp's buffers, which host_bytes counts") {
   // 256 channels, complex output, a gulp of 2^40 samples: 2 TB of raw ci8 samples and 8 TB of
   // output rows, which no machine holds. Making the channeliser allocates neither.
-  const auto plan = plan_of(256, 8, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto plan = test::hann_plan(256, 8, VoltageType::ci8, 1, PpfOutput::complex);
   const std::size_t gulp = std::size_t{1} << 40;
   const auto ch = channeliser(plan, gulp);
   const std::size_t raw = gulp * plan.sample_bytes();
@@ -49,7 +37,7 @@ TEST_CASE("ppf cpu: made without its gulp's buffers, which host_bytes counts") {
 
 TEST_CASE("ppf cpu: host_bytes is the same before and after the first push, and the output the reference's") {
   // Two coarse channels, two polarisations: raw buffers of history + gulp each, rows of a gulp.
-  const auto plan = plan_of(32, 4, VoltageType::ci16, 2, PpfOutput::complex, 2);
+  const auto plan = test::hann_plan(32, 4, VoltageType::ci16, 2, PpfOutput::complex, Detection::I, 1, false, 2);
   const std::size_t gulp = 32 * 10;
   const auto ch = channeliser(plan, gulp);
   const std::size_t before = ch->host_bytes();

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// FFTW planning shared by the CPU paths: the planner flags of an effort, and wisdom (single
-/// precision). Measured plans (FFTW_MEASURE,
-/// FFTW_PATIENT) are chosen by timing, so two runs can pick different algorithms and round
-/// differently; kept in a wisdom file, the plan a machine measured once is the plan of every
-/// later run there, which makes measured runs reproducible as well as fast.
+/// precision). Measured plans (FFTW_MEASURE, FFTW_PATIENT) are chosen by timing, so two runs can
+/// pick different algorithms and round differently; kept in a wisdom file, the plan a machine
+/// measured once is the plan of every later run there, which makes measured runs reproducible as
+/// well as fast.
 #include <string>
 
 #include "fastpsr/fftw_effort.hpp"
@@ -25,5 +25,19 @@ bool import_fftw_wisdom(const std::string& path);
 /// concurrent run never reads half a file; creates the directory. Error(io) naming the file, also
 /// for a path that exists and is not a regular file (a device is never replaced).
 void export_fftw_wisdom(const std::string& path);
+
+/// A tool run's wisdom file (the tools' --fftw and --wisdom): made before the plans, it imports
+/// the file when the run measures plans on the CPU; save() after the run writes it back, or says
+/// in a warning that it could not (later runs may then measure other plans).
+class FftwWisdomFile {
+ public:
+  /// `path`: the --wisdom value ("" for the default path, "none" for no file).
+  FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu);
+  void save() const;
+
+ private:
+  std::string path_;
+  bool used_ = false;
+};
 
 }  // namespace fastpsr::cpu
