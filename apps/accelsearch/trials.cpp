@@ -213,6 +213,12 @@ class Searcher {
                     searcher->host_bytes() < plane ? ", in blocks of 16384 half bins" : ", the whole plane");
       }
     }
+    if (searcher->device_bytes() > 0 && searcher->block_rk() > 0) {
+      log_info(
+          "the f-fdot plane would take {:.1f} MiB, more than the GPU's free memory holds: searched on the GPU in "
+          "blocks of {} rk that recompute the sub-harmonics (same candidates, more time)",
+          static_cast<double>(plane) / 1048576.0, searcher->block_rk());
+    }
     log_verbose("searcher: {}", searcher->describe());
     log_verbose("memory: {:.1f} MiB host, {:.1f} MiB device; batch of {} spectra",
                 static_cast<double>(searcher->host_bytes()) / 1048576.0,

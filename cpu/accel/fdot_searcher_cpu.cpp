@@ -10,7 +10,7 @@
 
 #include "fastpsr/accel_templates.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
-#include "fastpsr/cpu/accel_plane_windows.hpp"
+#include "fastpsr/accel_plane_windows.hpp"
 #include "fastpsr/cpu/fftw_planning.hpp"
 #include "fastpsr/cpu/harmonic_kernels.hpp"
 #include "fastpsr/error.hpp"
@@ -199,6 +199,7 @@ class CpuFdotSearcher final : public FdotSearcher {
         p_.numz(), -p_.zmax, p_.zmax, nb_ == 2 ? "Fourier (numbetween 2)" : "interbin", len_, use_, nseg_, p_.stages(),
         plane);
   }
+  [[nodiscard]] std::int64_t block_rk() const noexcept override { return block_rk_; }
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
     return (plane_size_ + kStretchedPad) * sizeof(float) + kernels_.size() * sizeof(cf);
   }

@@ -68,11 +68,14 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
     } else if (key == "overlap") {
       s.overlap = parse_choice(key, value, {0, 1});
+    } else if (key == "block_rk") {
+      s.block_rk = parse_integer(key, value, 16384, std::int64_t{1} << 40);
+      FASTPSR_EXPECTS(s.block_rk % 16384 == 0, "--gpu-config block_rk={}: must be a multiple of 16384", value);
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
                               "batch, fft_radix, fft_twiddles, segs_per_block, zchunk, hs_threads, "
-                              "hs_rows, hs, hits, plane, overlap)",
+                              "hs_rows, hs, hits, plane, overlap, block_rk)",
                               key));
     }
   }

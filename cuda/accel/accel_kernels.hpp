@@ -29,6 +29,22 @@ struct CorrelateGeometry {
   long long numbins = 0;          ///< bins per spectrum
   long long spectrum_stride = 0;  ///< complex values between spectra in the spectrum buffer
   long long plane_cols = 0;       ///< columns of a plane row
+  // What one launch of the custom kernel correlates and where it stores it: segments [seg_lo,
+  // seg_lo + seg_count) and template pairs 0 .. pairs - 1; plane (row, column) goes to
+  // out_origin + row * out_pitch + column of the spectrum's plane. The whole plane: 0, nseg,
+  // npairs, 0, plane_cols (whole_plane()); the block search stores a term's window instead.
+  long long seg_lo = 0;
+  long long seg_count = 0;
+  int pairs = 0;
+  long long out_origin = 0;
+  long long out_pitch = 0;
+  constexpr void whole_plane() {
+    seg_lo = 0;
+    seg_count = nseg;
+    pairs = npairs;
+    out_origin = 0;
+    out_pitch = plane_cols;
+  }
   [[nodiscard]] constexpr long long segment_stride() const { return nseg * fft_points; }
   [[nodiscard]] constexpr long long plane_stride() const { return static_cast<long long>(numz) * plane_cols; }
 };
@@ -41,6 +57,18 @@ struct DeviceHit {
   float power;
 };
 
+/// Terms of the harmonic sums below the highest harmonic: 31 for 32 harmonics.
+inline constexpr int kTiledMaxTerms = 31;
+
+/// Where the harmonic sums read one term's plane values: row zi, column c (= rk - plane_base)
+/// at plane[b * plane_stride + origin + zi * pitch + c]. origin and pitch are multiples of 8
+/// values (the pipe kernel's bulk copies keep 16-byte alignment). Plain data (no initialisers):
+/// the pipe kernel keeps copies in shared memory.
+struct TermView {
+  long long origin;
+  long long pitch;
+};
+
 /// The harmonic-sum kernel's view of one problem.
 struct HarmonicGeometry {
   long long plane_base = 0;    ///< rk of plane column 0
@@ -51,6 +79,13 @@ struct HarmonicGeometry {
   int numz = 0;
   int stages = 1;
   float powcut[6] = {};  ///< per stage: a hit needs sum > powcut
+  /// view[0]: the highest harmonic's own powers; view[1 + t]: term t (stage s, odd h: t = 2^(s-1)
+  /// - 1 + (h - 1) / 2). The whole plane (whole_plane()): origin 0, pitch plane_cols for all; the
+  /// block search points each term at its window (accel_plane_windows.hpp).
+  TermView view[kTiledMaxTerms + 1] = {};
+  constexpr void whole_plane() {
+    for (auto& v : view) v = TermView{0, plane_cols};
+  }
 };
 
 /// segments[b][s][i] = spectrum_b[first_bin + s use + i] (zero outside [0, numbins)) for b < batch.
@@ -70,9 +105,9 @@ cudaError_t launch_scale_complex(void* data, long long count, float scale, cudaS
 
 /// Custom path: per (segment, pair) multiply by the template, inverse FFT in shared memory
 /// (radix 2^log2r Stockham, M / 2^log2r threads), power (+ interbinning) times the column's
-/// power scale (scale[b][column]), write the good outputs. segs_per_block: segments each block
-/// loops over. twiddles: fill_stockham_twiddles (stockham_fft.cuh); powers: the FFT loads its
-/// twiddle powers from the table there instead of multiplying them out.
+/// power scale (scale[b][column]), write the good outputs, for the segments, pairs and output
+/// view g names (CorrelateGeometry). segs_per_block: segments each block loops over. twiddles: fill_stockham_twiddles
+/// (stockham_fft.cuh); powers: the FFT loads its twiddle powers from the table there instead of multiplying them out.
 cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templates, const void* twiddles,
                                     const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
                                     int log2m, int log2r, bool powers, int segs_per_block, int batch,
@@ -103,7 +138,6 @@ cudaError_t launch_harmonic_sums(const void* plane, PlaneFormat format, const in
 /// Term t (stage s, odd h: t = 2^(s-1) - 1 + (h - 1) / 2) has pitch floor((threads - 1) h / H) + 2
 /// plane values a row and as many rows as its widest band of `rows` z; offset[t] is the prefix
 /// sum of pitch x rows, offset[terms] the values a block needs (in plane values, f32 or f16).
-inline constexpr int kTiledMaxTerms = 31;  // 32 harmonics
 struct TiledLayout {
   int offset[kTiledMaxTerms + 1] = {};
 };

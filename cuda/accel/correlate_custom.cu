@@ -123,19 +123,20 @@ __global__ void __launch_bounds__(fft::StockhamPlan<LOG2M, LOG2R>::T,
   using Plan = fft::StockhamPlan<LOG2M, LOG2R>;
   extern __shared__ float smem[];
   const int j = static_cast<int>(threadIdx.x);
-  const int pair = static_cast<int>(blockIdx.x % static_cast<unsigned>(g.npairs));
-  const long long group = blockIdx.x / static_cast<unsigned>(g.npairs);
+  const int pair = static_cast<int>(blockIdx.x % static_cast<unsigned>(g.pairs));
+  const long long group = blockIdx.x / static_cast<unsigned>(g.pairs);
   const long long b = blockIdx.y;
   const float2* spectrum_segments = segments + b * g.segment_stride();
-  P* pl = plane + b * g.plane_stride();
+  P* pl = plane + b * g.plane_stride() + g.out_origin;
   const float* spectrum_scale = scale + b * g.plane_cols;
-  P* row_plus = pl + static_cast<long long>(g.center_row + pair) * g.plane_cols;
-  P* row_minus = pl + static_cast<long long>(g.center_row - pair) * g.plane_cols;
+  P* row_plus = pl + static_cast<long long>(g.center_row + pair) * g.out_pitch;
+  P* row_minus = pl + static_cast<long long>(g.center_row - pair) * g.out_pitch;
   const float2* tmpl = templates + static_cast<long long>(pair) * g.phases * Plan::M;
   const Cf* tw = reinterpret_cast<const Cf*>(twiddles);
   for (int i = 0; i < segs_per_block; ++i) {
-    const long long s = group * segs_per_block + i;
-    if (s >= g.nseg) return;  // the same for every thread of the block
+    const long long k = group * segs_per_block + i;
+    if (k >= g.seg_count) return;  // the same for every thread of the block
+    const long long s = g.seg_lo + k;
     const float2* seg = spectrum_segments + s * Plan::M;
     const long long col0 = 2 * s * g.use;
     if (pair == 0) {
@@ -186,6 +187,7 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
                          P* plane, const CorrelateGeometry& g, int log2m, int log2r, bool powers, int segs_per_block,
                          int batch, cudaStream_t stream) {
   cudaError_t status = cudaErrorInvalidValue;
+  if (g.seg_lo < 0 || g.seg_lo + g.seg_count > g.nseg || g.pairs > g.npairs || g.out_pitch < 1) return status;
   const bool fourier = g.phases == 2;
   with_shape(log2m, log2r, [&](auto lm, auto lr) {
     constexpr int L2M = decltype(lm)::value;
@@ -194,8 +196,9 @@ cudaError_t launch_typed(const float2* segments, const float2* templates, const 
     const auto kernel = fourier ? kernel_of<L2M, L2R, true, P>(powers) : kernel_of<L2M, L2R, false, P>(powers);
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     if (status != cudaSuccess) return;
-    const long long groups = (g.nseg + segs_per_block - 1) / segs_per_block;
-    const dim3 grid(static_cast<unsigned>(groups * g.npairs), static_cast<unsigned>(batch));
+    const long long groups = (g.seg_count + segs_per_block - 1) / segs_per_block;
+    if (groups < 1 || g.pairs < 1) return;  // nothing to correlate
+    const dim3 grid(static_cast<unsigned>(groups * g.pairs), static_cast<unsigned>(batch));
     kernel<<<grid, fft::StockhamPlan<L2M, L2R>::T, smem, stream>>>(segments, templates, twiddles, scale, plane, g,
                                                                    segs_per_block);
     status = cudaGetLastError();

@@ -14,6 +14,7 @@
 #include "common/cuda_memory.hpp"
 #include "common/stockham_fft.cuh"
 #include "fastpsr/accel_layout.hpp"
+#include "fastpsr/accel_plane_windows.hpp"
 #include "fastpsr/cuda/accel_cuda.hpp"
 #include "fastpsr/cuda/runtime.hpp"
 
@@ -31,6 +32,13 @@ constexpr std::size_t kProductBudget = std::size_t{512} << 20;
 constexpr std::size_t kBatchPlaneBudget = std::size_t{256} << 20;
 // Peak memory bandwidth an SM from which the pipe kernel's f32 tiles default to 4 rows.
 constexpr double kWideBandwidthBytesPerSm = 30e9;
+// The block search's widths are whole chunks of rk (as the CPU backend's).
+constexpr std::int64_t kBlockChunk = std::int64_t{1} << 14;
+// Plane values: term windows start and their rows are padded at this alignment (256 bytes of
+// f32), so that every view keeps the plane's 16-byte bulk-copy alignment (TermView).
+constexpr long long kWindowAlign = 64;
+
+long long round_up(long long v, long long to) { return (v + to - 1) / to * to; }
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -115,6 +123,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   [[nodiscard]] AccelGpuSettings settings() const override { return s_; }
   [[nodiscard]] AccelGpuTimings last_timings() const override { return timings_; }
   [[nodiscard]] double modelled_bytes_per_spectrum() const override;
+  /// rk a block of the block search; 0 when the whole plane is kept.
+  [[nodiscard]] std::int64_t block_rk() const noexcept override { return block_rk_; }
   [[nodiscard]] double modelled_flops_per_spectrum() const override;
   std::vector<float> plane_for_test(std::span<const std::complex<float>> spectrum,
                                     const AccelPowerScale& scale) override;
@@ -143,6 +153,10 @@ class CudaSearcher final : public CudaFdotSearcher {
   void choose_settings(const AccelSearchOptions& options, const DeviceProperties& props);
   void allocate(std::size_t free_bytes);
   void make_templates();
+  [[nodiscard]] std::size_t block_window_values(std::int64_t width) const;
+  [[nodiscard]] std::int64_t widest_block(std::size_t budget) const;
+  void search_blocks(const Group& g, AccelHitSink& sink);
+  void enqueue_segments(const Group& g);
   void upload(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
               const Group& g);
   void enqueue_plane(const Group& g);
@@ -173,6 +187,14 @@ class CudaSearcher final : public CudaFdotSearcher {
   TiledLayout tiled_layout_;  // hs=tiled
   PipeLayout pipe_layout_;    // hs=pipe
   std::size_t device_bytes_ = 0;
+  // The block search (block_rk_ > 0): the plane_ buffer holds one block's term windows, and the
+  // harmonic sums read them through block_hg_'s views.
+  std::int64_t block_rk_ = 0;
+  std::vector<SumTerm> terms_;  // term 0 the highest harmonic, then stage by stage (HarmonicGeometry::view)
+  HarmonicGeometry block_hg_;
+  Event block_start_{true};
+  Event block_plane_{true};
+  Event block_done_{true};
 
   Stream compute_;
   Stream copy_;
@@ -222,6 +244,12 @@ CudaSearcher::CudaSearcher(const AccelSearchProblem& problem, const AccelSearchO
                   p_.numbins);
   FASTPSR_EXPECTS(p_.numz() <= 32767, "accel (GPU): at most 32767 z values, zmax {} gives {}", p_.zmax, p_.numz());
   choose_settings(options, selection_.props);
+  FASTPSR_EXPECTS(options.block_rk >= 0 && options.block_rk % kBlockChunk == 0,
+                  "accel: the block search's width must be a positive multiple of {} rk, got {}", kBlockChunk,
+                  options.block_rk);
+  if (s_.block_rk == 0) s_.block_rk = options.block_rk;
+  FASTPSR_EXPECTS(s_.block_rk == 0 || s_.path == AccelGpuPath::custom,
+                  "--gpu-config block_rk: the block search runs on the custom path only (not path=cufft)");
   const auto [free_bytes, total_bytes] = memory_info();
   (void)total_bytes;
   allocate(free_bytes);
@@ -366,6 +394,42 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   hg_.numz = p_.numz();
   hg_.stages = p_.stages();
   for (int s = 0; s < p_.stages(); ++s) hg_.powcut[s] = p_.powcut[static_cast<std::size_t>(s)];
+  hg_.whole_plane();
+  cg_.whole_plane();
+  terms_ = sum_terms(p_.stages());
+}
+
+// Plane values one block of `width` rk needs for its term windows, wherever it starts: per term
+// its rows by whole segments covering term_pitch columns (plus one segment, as a window may start
+// anywhere in its first), aligned (block_views lays them out so).
+std::size_t CudaSearcher::block_window_values(std::int64_t width) const {
+  const long long seg_cols = 2LL * os_.use;
+  std::size_t values = 0;
+  for (const auto& t : terms_) {
+    const auto w = term_window(t, p_.zmax, 0, 1);
+    const long long segs = (term_pitch(t, width) + seg_cols - 2) / seg_cols + 1;
+    const long long pitch = round_up(segs * seg_cols + kWindowAlign, kWindowAlign);
+    values += static_cast<std::size_t>(round_up(static_cast<long long>(w.rows()) * pitch, kWindowAlign));
+  }
+  return values;
+}
+
+// The widest block (whole chunks) whose windows fit `budget` bytes; 0 if one chunk does not.
+std::int64_t CudaSearcher::widest_block(std::size_t budget) const {
+  const std::int64_t chunks = (p_.rk_end - p_.rk_begin + kBlockChunk - 1) / kBlockChunk;
+  auto bytes = [&](std::int64_t c) { return block_window_values(c * kBlockChunk) * plane_value_bytes(); };
+  if (bytes(1) > budget) return 0;
+  std::int64_t lo = 1;
+  std::int64_t hi = chunks;
+  while (lo < hi) {  // the window bytes grow with the width
+    const std::int64_t mid = (lo + hi + 1) / 2;
+    if (bytes(mid) <= budget) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo * kBlockChunk;
 }
 
 void CudaSearcher::allocate(std::size_t free_bytes) {
@@ -391,18 +455,38 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     const std::size_t small = std::clamp<std::size_t>(kBatchPlaneBudget / plane_bytes_per_spectrum(), 1, 8);
     s_.batch = static_cast<int>(std::clamp<std::size_t>(free_bytes / 4 / per_spectrum, 1, small));
   }
+  const double usable = 0.9 * static_cast<double>(free_bytes);
+  double need = static_cast<double>(fixed + static_cast<std::size_t>(s_.batch) * (per_spectrum + segment_bytes));
+  // The block search: forced (block_rk), or where the whole plane of even one spectrum does not
+  // fit (custom path): one spectrum at a time, one block's term windows in plane_.
+  const std::size_t one_spectrum = fixed + per_spectrum + segment_bytes;  // + forward FFT work
+  if (s_.path == AccelGpuPath::custom && (s_.block_rk > 0 || static_cast<double>(one_spectrum) >= usable)) {
+    const std::size_t others = fixed + 2 * numbins * sizeof(float2) + 2 * segment_bytes +
+                               static_cast<std::size_t>(os_.plane_cols) * sizeof(float) +
+                               capacity_ * sizeof(DeviceHit) + sizeof(unsigned long long);
+    const double room = usable - static_cast<double>(others);
+    block_rk_ = s_.block_rk > 0 ? s_.block_rk : room > 0 ? widest_block(static_cast<std::size_t>(room)) : 0;
+    if (block_rk_ > 0) {
+      s_.block_rk = block_rk_;
+      s_.batch = 1;
+      s_.overlap = 0;
+      slots_ = 1;
+      need = static_cast<double>(others + block_window_values(block_rk_) * plane_value_bytes());
+    }
+  }
   const auto batch = static_cast<std::size_t>(s_.batch);
-  const double need = static_cast<double>(fixed + batch * (per_spectrum + segment_bytes));  // + forward FFT work
   // A resource error: with --device auto the search moves to the CPU, whose block search keeps
   // any plane within --plane-memory (dispatch/accel_backends.cpp).
-  if (need >= 0.9 * static_cast<double>(free_bytes)) {
+  if (need >= usable) {
     throw Error(ErrorCode::resource,
                 fmt::format("accel (GPU): the search needs {:.2f} GiB of device memory ({:.2f} GiB of plane per "
-                            "spectrum, batch {}, {} plane{}), {:.2f} GiB are free: use --gpu-config plane=f16, a "
+                            "spectrum, batch {}, {} plane{}{}), {:.2f} GiB are free: use --gpu-config plane=f16, a "
                             "smaller batch or zchunk, overlap=0, a smaller zmax, or --device cpu (which searches "
                             "a plane of any size in blocks within --plane-memory)",
                             gib(need), gib(static_cast<double>(plane_bytes_per_spectrum())), s_.batch, slots_,
-                            slots_ == 1 ? "" : "s", gib(static_cast<double>(free_bytes))));
+                            slots_ == 1 ? "" : "s",
+                            block_rk_ > 0 ? fmt::format(", searched in blocks of {} rk", block_rk_) : "",
+                            gib(static_cast<double>(free_bytes))));
   }
   for (int i = 0; i < 2; ++i) {
     spectra_[i] = DeviceBuffer<float2>(batch * numbins);
@@ -410,7 +494,8 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   }
   segments_ = DeviceBuffer<float2>(batch * nseg * m);
   const auto slots = static_cast<std::size_t>(slots_);
-  plane_ = DeviceBuffer<char>(slots * batch * plane_bytes_per_spectrum());
+  plane_ = DeviceBuffer<char>(block_rk_ > 0 ? block_window_values(block_rk_) * plane_value_bytes()
+                                            : slots * batch * plane_bytes_per_spectrum());
   templates_ = DeviceBuffer<float2>(static_cast<std::size_t>(os_.npairs * os_.phases()) * m);
   twiddles_ = DeviceBuffer<float2>(m + static_cast<std::size_t>(fft::stockham_power_entries(log2m_, log2r_)));
   const auto& table = sub_zi_host_;
@@ -539,7 +624,8 @@ void CudaSearcher::upload(const std::complex<float>* spectra, std::size_t stride
   uploaded_[slot].record(copy_.get());
 }
 
-void CudaSearcher::enqueue_plane(const Group& g) {
+// The power scale by columns and the segments' forward transforms of a group.
+void CudaSearcher::enqueue_segments(const Group& g) {
   const cudaStream_t s = compute_.get();
   compute_.wait(uploaded_[g.slot].get());
   compute_.wait(t_done_[g.pslot].get());  // the plane slot's last harmonic sums have read it
@@ -551,6 +637,11 @@ void CudaSearcher::enqueue_plane(const Group& g) {
   gathered_[g.slot].record(s);
   forward_plan(g.count).exec(reinterpret_cast<cufftComplex*>(segments_.get()), CUFFT_FORWARD);
   t_segments_[g.pslot].record(s);
+}
+
+void CudaSearcher::enqueue_plane(const Group& g) {
+  const cudaStream_t s = compute_.get();
+  enqueue_segments(g);
   if (s_.path == AccelGpuPath::custom) {
     FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
                                              plane_of(g.pslot, 0), format_, cg_, log2m_, log2r_, fft_powers(),
@@ -609,6 +700,19 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
   set_device(device_);
   timings_ = AccelGpuTimings{};
   const auto t0 = Clock::now();
+  if (block_rk_ > 0) {  // one spectrum at a time, block by block
+    for (std::size_t i = 0; i < sinks.size(); ++i) {
+      Group g;
+      g.first = i;
+      g.count = 1;
+      g.slot = static_cast<int>(i % 2);
+      upload(spectra, stride, scales, g);
+      search_blocks(g, *sinks[i]);
+    }
+    timings_.spectra = static_cast<int>(sinks.size());
+    timings_.wall_ms = ms_between(t0, Clock::now());
+    return;
+  }
   Group pending;
   bool have_pending = false;
   std::size_t index = 0;
@@ -631,6 +735,68 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
   if (have_pending) finish(pending, sinks);
   timings_.spectra = static_cast<int>(sinks.size());
   timings_.wall_ms = ms_between(t0, Clock::now());
+}
+
+// The block search of one uploaded spectrum: per block of rk, each term's window (the plane points
+// its harmonic sums read: accel_plane_windows.hpp) correlated from the whole segments that own
+// them into plane_, then the sums through views of those windows. Every power is computed by the
+// same kernel from the same segment as in the whole plane, so the hits are the same bits.
+void CudaSearcher::search_blocks(const Group& g, AccelHitSink& sink) {
+  const cudaStream_t s = compute_.get();
+  enqueue_segments(g);
+  t_segments_[0].synchronize();
+  timings_.upload_ms += static_cast<double>(uploaded_[g.slot].elapsed_ms_since(upload_start_[g.slot]));
+  timings_.segments_ms += static_cast<double>(t_segments_[0].elapsed_ms_since(t_start_[0]));
+  const long long seg_cols = 2LL * os_.use;  // plane columns a segment writes
+  const auto capacity_values = static_cast<long long>(block_window_values(block_rk_));
+  for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += block_rk_) {
+    const std::int64_t b = std::min(a + block_rk_, p_.rk_end);
+    block_hg_ = hg_;
+    block_hg_.rk_lo = a;
+    block_hg_.rk_hi = b;
+    block_hg_.plane_stride = 0;  // one spectrum
+    block_start_.record(s);
+    long long offset = 0;
+    for (std::size_t t = 0; t < terms_.size(); ++t) {
+      const PlaneWindow w = term_window(terms_[t], p_.zmax, a, b);
+      FASTPSR_ASSERT(w.row_lo + w.row_hi == 2 * cg_.center_row);  // symmetric: whole (z, -z) pairs
+      const long long s_lo = (w.col_lo - os_.plane_base) / seg_cols;
+      const long long s_hi = (w.col_hi - 1 - os_.plane_base) / seg_cols;
+      const long long col0 = s_lo * seg_cols / kWindowAlign * kWindowAlign;
+      const long long pitch = round_up((s_hi + 1) * seg_cols - col0, kWindowAlign);
+      const long long origin = offset - static_cast<long long>(w.row_lo) * pitch - col0;
+      block_hg_.view[t] = TermView{origin, pitch};
+      CorrelateGeometry cg = cg_;
+      cg.seg_lo = s_lo;
+      cg.seg_count = s_hi - s_lo + 1;
+      cg.pairs = cg_.center_row - w.row_lo + 1;
+      cg.out_origin = origin;
+      cg.out_pitch = pitch;
+      FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
+                                               plane_.get(), format_, cg, log2m_, log2r_, fft_powers(),
+                                               s_.segs_per_block, 1, s));
+      offset += round_up(static_cast<long long>(w.rows()) * pitch, kWindowAlign);
+    }
+    FASTPSR_ASSERT(offset <= capacity_values);
+    block_plane_.record(s);
+    FASTPSR_CUDA_TRY(cudaMemsetAsync(counts_of(0, 0), 0, sizeof(unsigned long long), s));
+    launch_harmonics(plane_.get(), block_hg_, hits_of(0, 0), counts_of(0, 0), 1, s);
+    FASTPSR_CUDA_TRY(
+        cudaMemcpyAsync(counts_host_.get(), counts_of(0, 0), sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+    block_done_.record(s);
+    block_done_.synchronize();
+    timings_.correlate_ms += static_cast<double>(block_plane_.elapsed_ms_since(block_start_));
+    timings_.harmonics_ms += static_cast<double>(block_done_.elapsed_ms_since(block_plane_));
+    const auto t1 = Clock::now();
+    const std::uint64_t count = counts_host_.get()[0];
+    if (count <= capacity_) {
+      deliver(0, 0, a, b, count, sink);
+    } else {
+      ++timings_.overflows;
+      search_in_halves(0, 0, a, b, sink);
+    }
+    timings_.hits_ms += ms_between(t1, Clock::now());
+  }
 }
 
 void CudaSearcher::finish(const Group& g, std::span<AccelHitSink* const> sinks) {
@@ -677,7 +843,7 @@ void CudaSearcher::deliver(int pslot, int b, std::int64_t rk_lo, std::int64_t rk
 // which use the other slot.
 std::uint64_t CudaSearcher::harmonics_range(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi) {
   const cudaStream_t s = download_.get();
-  HarmonicGeometry g = hg_;
+  HarmonicGeometry g = block_rk_ > 0 ? block_hg_ : hg_;
   g.rk_lo = rk_lo;
   g.rk_hi = rk_hi;
   unsigned long long* count = counts_of(pslot, b);
@@ -707,6 +873,7 @@ std::vector<float> CudaSearcher::plane_for_test(std::span<const std::complex<flo
                                                 const AccelPowerScale& scale) {
   FASTPSR_EXPECTS(static_cast<std::int64_t>(spectrum.size()) == p_.numbins,
                   "accel: the spectrum has {} bins, the plan {}", spectrum.size(), p_.numbins);
+  FASTPSR_EXPECTS(block_rk_ == 0, "accel (GPU): plane_for_test needs the whole plane (no block search)");
   set_device(device_);
   FASTPSR_CUDA_TRY(cudaMemsetAsync(plane_of(0, 0), 0xFF, plane_bytes_per_spectrum(), compute_.get()));  // NaN
   Group g;
@@ -738,7 +905,9 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
     const double H = static_cast<double>(1 << s);
     for (int h = 1; h < (1 << s); h += 2) windows += (h / H) * (h / H);
   }
-  bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value;
+  // The block search writes each term's window (whole segments), about `windows` planes.
+  bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value *
+           (block_rk_ > 0 ? windows : 1.0);
   bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value * windows;
   if (s_.path == AccelGpuPath::cufft) {
     // Per (row, phase): products written, inverse FFT read + write, powers read.
@@ -750,8 +919,17 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
 double CudaSearcher::modelled_flops_per_spectrum() const {
   const double m = os_.fft_points;
   const double fft = 5.0 * m * std::log2(m);
-  const double transforms = static_cast<double>(os_.nseg) * (1.0 + static_cast<double>(p_.numz()) * os_.phases());
-  const double products = static_cast<double>(os_.nseg) * p_.numz() * os_.phases() * m * 6.0;
+  // The block search correlates each term's window: about sum_h (h/H)^2 planes of correlations.
+  double planes = 1.0;
+  if (block_rk_ > 0) {
+    for (std::size_t t = 1; t < terms_.size(); ++t) {
+      const double f = static_cast<double>(terms_[t].h) / terms_[t].H;
+      planes += f * f;
+    }
+  }
+  const double transforms =
+      static_cast<double>(os_.nseg) * (1.0 + static_cast<double>(p_.numz()) * os_.phases() * planes);
+  const double products = static_cast<double>(os_.nseg) * p_.numz() * os_.phases() * m * 6.0 * planes;
   return transforms * fft + products;
 }
 
@@ -771,12 +949,17 @@ std::string CudaSearcher::describe() const {
   }
   return fmt::format(
       "CUDA GPU {} ({}): {}; fft_len {} ({} transforms of {} points, {} good), {} segments, {} z in {} template "
-      "pairs, {}; plane {} {:.2f} GiB a spectrum; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch {}{}; "
-      "hit capacity {} a spectrum; device memory {:.2f} GiB",
+      "pairs, {}; plane {} {:.2f} GiB a spectrum{}; harmonic sums ({}) {} rk x {} rows a block, {} stage{}; batch "
+      "{}{}; hit capacity {} a spectrum; device memory {:.2f} GiB",
       device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
       s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
+      block_rk_ > 0
+          ? fmt::format(", searched in blocks of {} rk (block search: {:.2f} GiB of windows a block, each "
+                        "correlated from its own segments)",
+                        block_rk_, gib(static_cast<double>(block_window_values(block_rk_) * plane_value_bytes())))
+          : std::string(),
       s_.hs == AccelHarmonicKernel::pipe
           ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies"
       : s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory"

@@ -26,6 +26,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
   const bool valid = rk_thread < g.rk_hi;
   const long long rk = valid ? rk_thread : g.rk_lo;  // idle threads still take part in the warp votes
   const P* pl = plane + b * g.plane_stride;
+  const P* own = pl + g.view[0].origin + (rk - g.plane_base);
   DeviceHit* my_hits = hits + b * static_cast<long long>(capacity);
   unsigned long long* my_count = counts + b;
   const int zi0 = band * Rows;
@@ -34,7 +35,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
     zi[r] = min(zi0 + r, g.numz - 1);
-    acc[r] = PlaneIo<P>::load(pl + zi[r] * g.plane_cols + (rk - g.plane_base));
+    acc[r] = PlaneIo<P>::load(own + zi[r] * g.view[0].pitch);
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, zi0, g.numz, my_hits, my_count, capacity);
   int term = 0;
@@ -43,7 +44,8 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
     // Stage s adds the odd harmonics h/H; the even ones were added as (h/2)/(H/2) before.
     for (int h = 1; h < H; h += 2, ++term) {
       const long long srk = (rk * h + (H >> 1)) >> s;  // floor(rk h / H + 1/2)
-      const P* column = pl + (srk - g.plane_base);
+      const TermView view = g.view[term + 1];
+      const P* column = pl + view.origin + (srk - g.plane_base);
       const int* rows_of_term = sub_zi + term * g.numz;
       int previous = -1;
       float value = 0.0F;
@@ -51,7 +53,7 @@ __global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __re
       for (int r = 0; r < Rows; ++r) {
         const int row = __ldg(rows_of_term + zi[r]);  // the same in every thread of the block
         if (row != previous) {
-          value = PlaneIo<P>::load(column + row * g.plane_cols);
+          value = PlaneIo<P>::load(column + row * view.pitch);
           previous = row;
         }
         acc[r] += value;

@@ -96,6 +96,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   __shared__ int term_row0[kTiledMaxTerms];
   __shared__ int term_rows[kTiledMaxTerms];
   __shared__ int term_first[kTiledMaxTerms + 1];
+  __shared__ TermView term_view[kTiledMaxTerms];  // g.view[1 + t], for the copies' divergent t
   __shared__ __align__(8) unsigned long long full[2];
 
   const int threads = static_cast<int>(blockDim.x);
@@ -113,6 +114,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   const int z_first = band * Rows;
   const int z_last = min(z_first + Rows, g.numz) - 1;
   const P* pl = plane + b * g.plane_stride;
+  const P* own = pl + g.view[0].origin;
   DeviceHit* my_hits = hits + b * static_cast<long long>(capacity);
   unsigned long long* my_count = counts + b;
   const unsigned buffer_bytes = static_cast<unsigned>(layout.offset[terms]) * static_cast<unsigned>(sizeof(P));
@@ -129,6 +131,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     if (rows * pitch > layout.offset[t + 1] - layout.offset[t]) __trap();  // host layout wrong
     term_row0[t] = row0;
     term_rows[t] = rows;
+    term_view[t] = g.view[t + 1];
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
       row_offset[t][r] = (layout.offset[t] + (__ldg(rows_of_term + min(z_first + r, z_last)) - row0) * pitch) *
@@ -186,8 +189,8 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
       if (values > pipe_pitch(threads, h, s, kPer16)) __trap();
       const unsigned bytes = static_cast<unsigned>(values) * static_cast<unsigned>(sizeof(P));
       barrier_expect_bytes(bar, bytes);
-      bulk_copy(dst + static_cast<unsigned>(e.x), pl + static_cast<long long>(row) * g.plane_cols + (column - mis),
-                bytes, bar);
+      const TermView view = term_view[t];
+      bulk_copy(dst + static_cast<unsigned>(e.x), pl + view.origin + row * view.pitch + (column - mis), bytes, bar);
     }
     barrier_arrive(bar);
   };
@@ -198,7 +201,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     const long long rk = min(r_first + tid, r_last);
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
-      out[r] = PlaneIo<P>::load(pl + min(z_first + r, z_last) * g.plane_cols + (rk - g.plane_base));
+      out[r] = PlaneIo<P>::load(own + min(z_first + r, z_last) * g.view[0].pitch + (rk - g.plane_base));
     }
   };
 
@@ -369,8 +372,11 @@ cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, con
                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
                                       int batch, int multiprocessors, cudaStream_t stream) {
   if (g.stages < 1 || g.stages > kPipeMaxStages || threads < 32 || multiprocessors < 1 || batch < 1 ||
-      g.plane_cols % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
+      g.plane_stride % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
     return cudaErrorInvalidValue;
+  }
+  for (int v = 0; v < (1 << (g.stages - 1)); ++v) {
+    if (g.view[v].origin % 8 != 0 || g.view[v].pitch % 8 != 0) return cudaErrorInvalidValue;  // bulk copy alignment
   }
   if (format == PlaneFormat::f16) {
     return launch_typed(static_cast<const __half*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows,

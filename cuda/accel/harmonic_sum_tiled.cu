@@ -94,10 +94,11 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   __syncthreads();
   for (int t = 0; t < terms; ++t) {
     if (tid < term_width[t]) {
-      const P* source = pl + static_cast<long long>(term_row0[t]) * g.plane_cols + (term_c0[t] - g.plane_base) + tid;
+      const TermView view = g.view[t + 1];
+      const P* source = pl + view.origin + term_row0[t] * view.pitch + (term_c0[t] - g.plane_base) + tid;
       P* target = window + layout.offset[t] + tid;
       const int pitch = term_pitch[t];
-      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * g.plane_cols);
+      for (int j = 0; j < term_rows[t]; ++j) WindowIo<P>::copy(target + j * pitch, source + j * view.pitch);
     }
   }
   __pipeline_commit();
@@ -108,7 +109,7 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   float acc[Rows];
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
-    acc[r] = PlaneIo<P>::load(pl + min(z_first + r, z_last) * g.plane_cols + (rk - g.plane_base));
+    acc[r] = PlaneIo<P>::load(pl + g.view[0].origin + min(z_first + r, z_last) * g.view[0].pitch + (rk - g.plane_base));
   }
   emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
   __pipeline_wait_prior(0);

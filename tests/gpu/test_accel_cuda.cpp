@@ -560,6 +560,138 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
   }
 }
 
+TEST_CASE(
+    "accel cuda: the block search gives the whole plane's hits bit for bit (kernels, formats, 1 to 32 harmonics)") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 15;  // rk up to 65533: four blocks of 16384
+  const auto x =
+      make_spectrum(seed, numbins, {{987.6, 9.9, 10.0, 16}, {1501.3, 1.15, 9.0, 32}, {9000.4, 20.0, 12.0, 4}});
+  const OwnedScale scale = random_scale(seed, 41, 1000, 2 * numbins);
+  const bool sm90 = cuda::device_properties(0).sm_major >= 9;
+  for (const auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
+    for (const int numharm : {1, 2, 8, 16, 32}) {
+      const auto p = make_problem(numbins, 50, numharm, interp, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F, 90.0F});
+      for (const char* plane : {"f32", "f16"}) {
+        for (const char* hs : {"pipe", "tiled", "gather"}) {
+          if (std::string(hs) == "pipe" && !sm90) continue;
+          if (std::string(hs) == "tiled" && numharm == 32) continue;  // its windows outgrow shared memory
+          CAPTURE(numharm);
+          CAPTURE(plane);
+          CAPTURE(hs);
+          CAPTURE(interp == AccelInterp::fourier);
+          const Config whole = {{"hs", hs}, {"plane", plane}};
+          const auto want = by_key(gpu_hits(p, x, whole, scale.view()));
+          CHECK(want.size() > 50);
+          Config blocks = whole;
+          blocks.emplace("block_rk", "16384");
+          auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options(blocks), 0);
+          CHECK(searcher->settings().block_rk == 16384);
+          CHECK(searcher->describe().find("searched in blocks of 16384 rk") != std::string::npos);
+          RangeSink sink;
+          searcher->search(x, scale.view(), sink);
+          CHECK(sink.contiguous);
+          CHECK(sink.in_range);
+          CHECK(sink.ranges.size() == 4);
+          CHECK(sink.ranges.front().first == p.rk_begin);
+          CHECK(sink.ranges.back().second == p.rk_end);
+          CHECK(by_key(sink.hits) == want);
+        }
+      }
+    }
+  }
+  // The width from AccelSearchOptions, one block wider than the range, a hit overflow inside
+  // blocks (searched again in halves), and several spectra in one call (one at a time).
+  const auto p = make_problem(numbins, 30, 16, AccelInterp::fourier, {10.0F, 14.0F, 20.0F, 28.0F, 40.0F});
+  const auto want = by_key(gpu_hits(p, x, {}));
+  REQUIRE(want.size() > 500);
+  AccelSearchOptions from_options;
+  from_options.block_rk = 32768;
+  RangeSink two;
+  auto halves = cuda::make_cuda_fdot_searcher(p, from_options, 0);
+  CHECK(halves->settings().block_rk == 32768);
+  CHECK(halves->settings().batch == 1);
+  halves->search(x, {}, two);
+  CHECK(two.ranges.size() == 2);
+  CHECK(by_key(two.hits) == want);
+  CHECK(by_key(gpu_hits(p, x, {{"block_rk", "131072"}})) == want);
+  auto overflowing = cuda::make_cuda_fdot_searcher(p, gpu_options({{"block_rk", "16384"}, {"hits", "1"}}), 0);
+  RangeSink small;
+  overflowing->search(x, {}, small);
+  CHECK(overflowing->last_timings().overflows >= 1);
+  CHECK(small.ranges.size() > 4);
+  CHECK(small.contiguous);
+  CHECK(by_key(small.hits) == want);
+  std::vector<std::complex<float>> spectra;
+  for (int b = 0; b < 3; ++b) {
+    const auto one = b == 1 ? x
+                            : make_spectrum(seed + 11 + static_cast<std::uint64_t>(b), numbins,
+                                            {{700.0 + 91.7 * b, 2.5 * b, 9.0, 16}});
+    spectra.insert(spectra.end(), one.begin(), one.end());
+  }
+  auto batched = cuda::make_cuda_fdot_searcher(p, gpu_options({{"block_rk", "16384"}, {"batch", "3"}}), 0);
+  CHECK(batched->settings().batch == 1);
+  std::vector<RangeSink> sinks(3);
+  std::vector<AccelHitSink*> ptrs;
+  for (auto& sink : sinks) ptrs.push_back(&sink);
+  const std::vector<AccelPowerScale> scales(3);
+  batched->search_batch(spectra.data(), static_cast<std::size_t>(numbins), scales, ptrs);
+  for (int b = 0; b < 3; ++b) {
+    CAPTURE(b);
+    const std::vector<std::complex<float>> one(spectra.begin() + b * numbins, spectra.begin() + (b + 1) * numbins);
+    CHECK(by_key(sinks[static_cast<std::size_t>(b)].hits) == by_key(gpu_hits(p, one, {})));
+  }
+  // Bad widths and the cuFFT path.
+  for (const Config& bad : {Config{{"block_rk", "1000"}}, Config{{"block_rk", "16384"}, {"path", "cufft"}}}) {
+    INFO("gpu-config " << describe(bad));
+    try {
+      (void)cuda::make_cuda_fdot_searcher(p, gpu_options(bad), 0);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::invalid_argument);
+      CHECK_MESSAGE(std::string(e.what()).find("block_rk") != std::string::npos, e.what());
+    }
+  }
+}
+
+TEST_CASE("accel cuda: a plane larger than the GPU's memory is searched in blocks and finds the signal") {
+  // 2^27 bins at zmax 200: a whole f32 plane of 2^28 rk x 201 z (216 GB) fits no GPU of today.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = std::int64_t{1} << 27;
+  // The 8th harmonic (the sums' rk and z) at 2 * 8 * r0 = 1.98e8 < 2^28 rk and 8 * z0 = 160 <= zmax.
+  const double r0 = 12345678.3;
+  const double z0 = 20.0;
+  const auto x = make_spectrum(seed, numbins, {{r0, z0, 8.0, 8}});
+  auto p = make_problem(numbins, 200, 8, AccelInterp::fourier, {25.0F, 40.0F, 60.0F, 90.0F});
+  const auto [free_bytes, total_bytes] = cuda::memory_info();
+  (void)free_bytes;
+  if (accel_plane_bytes(p) < total_bytes) {
+    MESSAGE("this GPU holds the whole plane: skipped");
+    return;
+  }
+  auto searcher = cuda::make_cuda_fdot_searcher(p, {}, 0);
+  MESSAGE(searcher->describe());
+  CHECK(searcher->settings().block_rk > 0);
+  CHECK(searcher->device_bytes() < total_bytes);
+  RangeSink sink;
+  searcher->search(x, {}, sink);
+  MESSAGE("block search: " << searcher->last_timings().wall_ms << " ms, correlations "
+                           << searcher->last_timings().correlate_ms << " ms, sums "
+                           << searcher->last_timings().harmonics_ms << " ms, " << sink.hits.size() << " hits");
+  CHECK(sink.contiguous);
+  CHECK(sink.ranges.back().second == p.rk_end);
+  // The strongest 8-harmonic hit is the signal, at its 8th harmonic: rk = 2 * 8 * r0 within a
+  // bin, z = 8 * z0 within 2.
+  const AccelHit* best = nullptr;
+  for (const auto& h : sink.hits) {
+    if (h.stage == 3 && (best == nullptr || h.power > best->power)) best = &h;
+  }
+  REQUIRE(best != nullptr);
+  CHECK(std::fabs(static_cast<double>(best->rk) - 2.0 * 8.0 * r0) <= 2.0);
+  CHECK(std::fabs((-p.zmax + 2.0 * best->zi) - 8.0 * z0) <= 2.0);
+}
+
 TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the key") {
   const auto p = make_problem(1 << 14, 200, 8, AccelInterp::fourier, {20.0F});
   const std::vector<std::pair<Config, const char*>> bad = {

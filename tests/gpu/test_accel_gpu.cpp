@@ -139,7 +139,8 @@ TEST_CASE("gpu accel: CPU and GPU give the same candidate list on the PRESTO bin
   }
 }
 
-TEST_CASE("gpu accel: a plane larger than the GPU: a resource error by name, the CPU's block search under auto" *
+TEST_CASE("gpu accel: a plane larger than the GPU: the GPU's block search, or with the cuFFT path a resource error "
+          "by name and the CPU's block search under auto" *
           doctest::skip(!cuda_accel_available())) {
   // 2^26 bins at zmax 1200: a plane of 1201 x 2^27 x 4 bytes = 645 GB, beyond any GPU.
   AccelSearchProblem p;
@@ -152,6 +153,13 @@ TEST_CASE("gpu accel: a plane larger than the GPU: a resource error by name, the
   AccelSearchOptions o;
   o.plane_memory = std::size_t{1} << 30;
   DeviceChoice named = test::first_gpu();
+  const auto blocks = make_fdot_searcher(p, o, named);
+  CHECK(blocks->describe().rfind("CUDA", 0) == 0);
+  CHECK(blocks->block_rk() > 0);
+  CHECK(blocks->describe().find("searched in blocks of") != std::string::npos);
+  CHECK(blocks->device_bytes() < accel_plane_bytes(p) / 8);
+  // The cuFFT path keeps the whole plane.
+  o.gpu_config = {{"path", "cufft"}};
   try {
     (void)make_fdot_searcher(p, o, named);
     FAIL("the GPU searcher was made for a 645 GB plane");

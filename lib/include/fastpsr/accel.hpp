@@ -147,8 +147,9 @@ struct AccelSearchOptions {
   /// overlap-save segments, so the hits are the same to the bit, for about sum_h (h/H)^2 times
   /// the correlations (3.2x for 8 harmonics, 5.8x for 16).
   std::size_t plane_memory = 0;
-  /// CPU backend: rk a block (a multiple of 16384); > 0 forces the block search. 0 = whole plane
-  /// unless plane_memory says otherwise.
+  /// rk a block (a multiple of 16384); > 0 forces the block search (both backends; the CUDA
+  /// backend also takes it as --gpu-config block_rk). 0 = whole plane unless plane_memory (CPU)
+  /// or the free device memory (CUDA) says otherwise.
   std::int64_t block_rk = 0;
   /// --gpu-config key=value pairs for the CUDA backend. Keys it must accept: path=cufft|custom
   /// (correlation path), fft_len=<points>, batch=<spectra per launch>, and launch-shape keys it
@@ -180,6 +181,8 @@ class FdotSearcher {
   [[nodiscard]] virtual std::string describe() const = 0;
   [[nodiscard]] virtual std::size_t host_bytes() const noexcept = 0;
   [[nodiscard]] virtual std::size_t device_bytes() const noexcept { return 0; }
+  /// rk a block of the block search (AccelSearchOptions::block_rk); 0 when the whole plane is kept.
+  [[nodiscard]] virtual std::int64_t block_rk() const noexcept { return 0; }
 };
 
 /// A sink that keeps every hit (tests, small problems).

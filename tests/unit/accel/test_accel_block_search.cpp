@@ -8,7 +8,7 @@
 
 #include "fastpsr/accel.hpp"
 #include "fastpsr/cpu/accel_cpu.hpp"
-#include "fastpsr/cpu/accel_plane_windows.hpp"
+#include "fastpsr/accel_plane_windows.hpp"
 #include "fastpsr/error.hpp"
 #include "support/reference_accel.hpp"
 #include "support/test_support.hpp"
@@ -63,8 +63,8 @@ TEST_CASE("accel block search: windows hold exactly the points the sums read") {
     const std::int64_t width = 1 + static_cast<std::int64_t>(rng() % 5000);
     const std::int64_t a = static_cast<std::int64_t>(rng() % 100000);
     const std::int64_t b = a + 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(width));
-    for (const auto& t : cpu::sum_terms(stages)) {
-      const auto w = cpu::term_window(t, zmax, a, b);
+    for (const auto& t : sum_terms(stages)) {
+      const auto w = term_window(t, zmax, a, b);
       std::int64_t col_lo = INT64_MAX, col_hi = INT64_MIN;
       for (std::int64_t rk = a; rk < b; ++rk) {
         col_lo = std::min(col_lo, sub_rk(rk, t.h, t.H));
@@ -81,11 +81,11 @@ TEST_CASE("accel block search: windows hold exactly the points the sums read") {
       CHECK(w.col_hi == col_hi);
       CHECK(w.row_lo == row_lo);
       CHECK(w.row_hi == row_hi);
-      CHECK(w.cols() <= cpu::term_pitch(t, width));
+      CHECK(w.cols() <= term_pitch(t, width));
     }
   }
   // Term order: the highest harmonic, then the odd fractions stage by stage.
-  const auto terms = cpu::sum_terms(4);
+  const auto terms = sum_terms(4);
   REQUIRE(terms.size() == 8);
   CHECK((terms[0].h == 1 && terms[0].H == 1));
   CHECK((terms[1].h == 1 && terms[1].H == 2));
@@ -94,11 +94,11 @@ TEST_CASE("accel block search: windows hold exactly the points the sums read") {
 }
 
 TEST_CASE("accel block search: segment jobs cover every window point with its owning segment") {
-  const std::vector<cpu::PlaneWindow> windows{{100, 900, 0, 20}, {50, 450, 5, 15}, {2000, 2600, 8, 12}};
+  const std::vector<PlaneWindow> windows{{100, 900, 0, 20}, {50, 450, 5, 15}, {2000, 2600, 8, 12}};
   for (const bool interbin : {false, true}) {
     const std::int64_t o_lo = interbin ? 20 : 40;
     const std::int64_t use = 96;
-    const auto jobs = cpu::segment_jobs(windows, o_lo, use, interbin);
+    const auto jobs = segment_jobs(windows, o_lo, use, interbin);
     CHECK(std::is_sorted(jobs.begin(), jobs.end(), [](const auto& x, const auto& y) { return x.segment < y.segment; }));
     for (std::size_t t = 0; t < windows.size(); ++t) {
       for (std::int64_t rk = windows[t].col_lo; rk < windows[t].col_hi; ++rk) {

@@ -55,6 +55,13 @@
 ///                       L1-bound correlation fills the SMs the DRAM-bound sums leave idle. Needs
 ///                       twice the plane memory; same hits. Default 0: measured no faster (H100,
 ///                       fdas-8m: 21.1 against 20.9 ms a trial; docs/PERFORMANCE.md).
+///   block_rk=<n>        the block search with blocks of n rk (a multiple of 16384; custom path):
+///                       each block correlates only the plane windows its harmonic sums read,
+///                       into device memory for one block, so a plane larger than the GPU's
+///                       memory is searched there (same hits to the bit, about sum_h (h/H)^2 times
+///                       the correlations). Default: the whole plane where it fits the free
+///                       device memory, else the widest blocks that fit (AccelSearchOptions::
+///                       block_rk forces it too). Blocks search one spectrum at a time.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -90,7 +97,8 @@ struct AccelGpuSettings {
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::f32;
-  int overlap = 0;  ///< 1: a group's correlation overlaps the previous group's harmonic sums
+  int overlap = 0;            ///< 1: a group's correlation overlaps the previous group's harmonic sums
+  std::int64_t block_rk = 0;  ///< rk a block of the block search; settings(): 0 = the whole plane
 };
 
 /// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-/// The CPU searcher's block search: which plane points the harmonic sums of a block of rk read,
+/// The block search (both backends): which plane points the harmonic sums of a block of rk read,
 /// term by term, so that only those are computed and kept (PRESTO's default search, where its
 /// -inmem keeps the whole plane). The definitions are accel.hpp's (sub_rk, sub_z).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace fastpsr::cpu {
+namespace fastpsr {
 
 /// A term of the harmonic sums: the plane at fraction h/H of the highest harmonic. Term 0 is the
 /// highest harmonic itself (1/1); then stage s = 1, 2, ... adds its odd h/2^s, in that order.
@@ -50,4 +50,4 @@ struct SegmentJob {
 std::vector<SegmentJob> segment_jobs(const std::vector<PlaneWindow>& windows, std::int64_t o_lo, std::int64_t use,
                                      bool interbin);
 
-}  // namespace fastpsr::cpu
+}  // namespace fastpsr

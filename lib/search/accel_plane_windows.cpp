@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include "fastpsr/accel_plane_windows.hpp"
+
 #include <algorithm>
 #include <map>
 
 #include "fastpsr/accel.hpp"
-#include "fastpsr/cpu/accel_plane_windows.hpp"
 
-namespace fastpsr::cpu {
+namespace fastpsr {
 
 std::vector<SumTerm> sum_terms(int stages) {
   std::vector<SumTerm> terms{{1, 1}};
@@ -61,4 +62,4 @@ std::vector<SegmentJob> segment_jobs(const std::vector<PlaneWindow>& windows, st
   return out;
 }
 
-}  // namespace fastpsr::cpu
+}  // namespace fastpsr
