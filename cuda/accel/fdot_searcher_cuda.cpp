@@ -40,6 +40,57 @@ constexpr long long kWindowAlign = 64;
 
 long long round_up(long long v, long long to) { return (v + to - 1) / to * to; }
 
+// A window of the block search: whole segments [s_lo, s_hi] of template pairs 0 .. pairs - 1
+// (plane rows center - pairs + 1 .. center + pairs - 1), serving the terms in `terms`.
+struct BlockWindow {
+  long long s_lo = 0;
+  long long s_hi = 0;
+  int pairs = 0;
+  std::vector<int> terms;
+  [[nodiscard]] long long col0(long long seg_cols) const { return s_lo * seg_cols / kWindowAlign * kWindowAlign; }
+  [[nodiscard]] long long pitch(long long seg_cols) const {
+    return round_up((s_hi + 1) * seg_cols - col0(seg_cols), kWindowAlign);
+  }
+  /// Plane values it takes (and, near enough, what correlating it costs).
+  [[nodiscard]] long long values(long long seg_cols) const {
+    return round_up(static_cast<long long>(2 * pairs - 1) * pitch(seg_cols), kWindowAlign);
+  }
+};
+
+// Merges windows into their bounding box wherever that takes no more values than the two apart
+// (wide blocks: the windows of h/H near 1 overlap the highest harmonic's), the pair that saves
+// most first, so that overlapping terms share one correlation. Every term's window stays inside
+// the window that serves it, so the sums read the same values.
+void merge_windows(std::vector<BlockWindow>& windows, long long seg_cols) {
+  for (;;) {
+    long long best_saving = -1;
+    std::size_t bi = 0;
+    std::size_t bj = 0;
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      for (std::size_t j = i + 1; j < windows.size(); ++j) {
+        BlockWindow box;
+        box.s_lo = std::min(windows[i].s_lo, windows[j].s_lo);
+        box.s_hi = std::max(windows[i].s_hi, windows[j].s_hi);
+        box.pairs = std::max(windows[i].pairs, windows[j].pairs);
+        const long long saving = windows[i].values(seg_cols) + windows[j].values(seg_cols) - box.values(seg_cols);
+        if (saving > best_saving) {
+          best_saving = saving;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (best_saving < 0) return;
+    BlockWindow& a = windows[bi];
+    const BlockWindow& b = windows[bj];
+    a.s_lo = std::min(a.s_lo, b.s_lo);
+    a.s_hi = std::max(a.s_hi, b.s_hi);
+    a.pairs = std::max(a.pairs, b.pairs);
+    a.terms.insert(a.terms.end(), b.terms.begin(), b.terms.end());
+    windows.erase(windows.begin() + static_cast<std::ptrdiff_t>(bj));
+  }
+}
+
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -739,8 +790,9 @@ void CudaSearcher::search_batch(const std::complex<float>* spectra, std::size_t 
 
 // The block search of one uploaded spectrum: per block of rk, each term's window (the plane points
 // its harmonic sums read: accel_plane_windows.hpp) correlated from the whole segments that own
-// them into plane_, then the sums through views of those windows. Every power is computed by the
-// same kernel from the same segment as in the whole plane, so the hits are the same bits.
+// them into plane_ (overlapping windows merged: merge_windows), then the sums through views of
+// those windows. Every power is computed by the same kernel from the same segment as in the
+// whole plane, so the hits are the same bits.
 void CudaSearcher::search_blocks(const Group& g, AccelHitSink& sink) {
   const cudaStream_t s = compute_.get();
   enqueue_segments(g);
@@ -756,26 +808,31 @@ void CudaSearcher::search_blocks(const Group& g, AccelHitSink& sink) {
     block_hg_.rk_hi = b;
     block_hg_.plane_stride = 0;  // one spectrum
     block_start_.record(s);
-    long long offset = 0;
+    std::vector<BlockWindow> windows;
     for (std::size_t t = 0; t < terms_.size(); ++t) {
       const PlaneWindow w = term_window(terms_[t], p_.zmax, a, b);
       FASTPSR_ASSERT(w.row_lo + w.row_hi == 2 * cg_.center_row);  // symmetric: whole (z, -z) pairs
-      const long long s_lo = (w.col_lo - os_.plane_base) / seg_cols;
-      const long long s_hi = (w.col_hi - 1 - os_.plane_base) / seg_cols;
-      const long long col0 = s_lo * seg_cols / kWindowAlign * kWindowAlign;
-      const long long pitch = round_up((s_hi + 1) * seg_cols - col0, kWindowAlign);
-      const long long origin = offset - static_cast<long long>(w.row_lo) * pitch - col0;
-      block_hg_.view[t] = TermView{origin, pitch};
+      windows.push_back({(w.col_lo - os_.plane_base) / seg_cols,
+                         (w.col_hi - 1 - os_.plane_base) / seg_cols,
+                         cg_.center_row - w.row_lo + 1,
+                         {static_cast<int>(t)}});
+    }
+    merge_windows(windows, seg_cols);
+    long long offset = 0;
+    for (const BlockWindow& w : windows) {
+      const long long pitch = w.pitch(seg_cols);
+      const long long origin = offset - static_cast<long long>(cg_.center_row - w.pairs + 1) * pitch - w.col0(seg_cols);
+      for (const int t : w.terms) block_hg_.view[t] = TermView{origin, pitch};
       CorrelateGeometry cg = cg_;
-      cg.seg_lo = s_lo;
-      cg.seg_count = s_hi - s_lo + 1;
-      cg.pairs = cg_.center_row - w.row_lo + 1;
+      cg.seg_lo = w.s_lo;
+      cg.seg_count = w.s_hi - w.s_lo + 1;
+      cg.pairs = w.pairs;
       cg.out_origin = origin;
       cg.out_pitch = pitch;
       FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
                                                plane_.get(), format_, cg, log2m_, log2r_, fft_powers(),
                                                s_.segs_per_block, 1, s));
-      offset += round_up(static_cast<long long>(w.rows()) * pitch, kWindowAlign);
+      offset += w.values(seg_cols);
     }
     FASTPSR_ASSERT(offset <= capacity_values);
     block_plane_.record(s);

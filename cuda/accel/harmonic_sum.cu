@@ -14,10 +14,12 @@
 namespace fastpsr::cuda::accel {
 namespace {
 
+// Up to 1024 threads a block (hs_threads): at most 64 registers a thread.
 template <int Rows, typename P>
-__global__ void harmonic_sum_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi, HarmonicGeometry g,
-                                    DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
-                                    unsigned long long capacity) {
+__global__ void __launch_bounds__(1024)
+    harmonic_sum_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi, HarmonicGeometry g,
+                        DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
+                        unsigned long long capacity) {
   const int bands = (g.numz + Rows - 1) / Rows;
   const int band = static_cast<int>(blockIdx.x % static_cast<unsigned>(bands));
   const long long tile = blockIdx.x / static_cast<unsigned>(bands);
