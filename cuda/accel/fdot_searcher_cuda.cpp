@@ -206,6 +206,7 @@ class CudaSearcher final : public CudaFdotSearcher {
   void make_templates();
   [[nodiscard]] std::size_t block_window_values(std::int64_t width) const;
   [[nodiscard]] std::int64_t widest_block(std::size_t budget) const;
+  [[nodiscard]] std::vector<BlockWindow> block_windows(std::int64_t a, std::int64_t b) const;
   void search_blocks(const Group& g, AccelHitSink& sink);
   void enqueue_segments(const Group& g);
   void upload(const std::complex<float>* spectra, std::size_t stride, std::span<const AccelPowerScale> scales,
@@ -243,6 +244,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   std::int64_t block_rk_ = 0;
   std::vector<SumTerm> terms_;  // term 0 the highest harmonic, then stage by stage (HarmonicGeometry::view)
   HarmonicGeometry block_hg_;
+  double block_values_ = 0;    // plane values all blocks' windows take (the models)
+  double block_row_segs_ = 0;  // rows x segments they correlate (the models)
   Event block_start_{true};
   Event block_plane_{true};
   Event block_done_{true};
@@ -465,6 +468,23 @@ std::size_t CudaSearcher::block_window_values(std::int64_t width) const {
   return values;
 }
 
+// The windows of block [a, b): one a term (accel_plane_windows.hpp's, widened to whole segments
+// and (z, -z) pairs), then merged where they overlap.
+std::vector<BlockWindow> CudaSearcher::block_windows(std::int64_t a, std::int64_t b) const {
+  const long long seg_cols = 2LL * os_.use;  // plane columns a segment writes
+  std::vector<BlockWindow> windows;
+  for (std::size_t t = 0; t < terms_.size(); ++t) {
+    const PlaneWindow w = term_window(terms_[t], p_.zmax, a, b);
+    FASTPSR_ASSERT(w.row_lo + w.row_hi == 2 * cg_.center_row);  // symmetric: whole (z, -z) pairs
+    windows.push_back({(w.col_lo - os_.plane_base) / seg_cols,
+                       (w.col_hi - 1 - os_.plane_base) / seg_cols,
+                       cg_.center_row - w.row_lo + 1,
+                       {static_cast<int>(t)}});
+  }
+  merge_windows(windows, seg_cols);
+  return windows;
+}
+
 // The widest block (whole chunks) whose windows fit `budget` bytes; 0 if one chunk does not.
 std::int64_t CudaSearcher::widest_block(std::size_t budget) const {
   const std::int64_t chunks = (p_.rk_end - p_.rk_begin + kBlockChunk - 1) / kBlockChunk;
@@ -519,6 +539,12 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     block_rk_ = s_.block_rk > 0 ? s_.block_rk : room > 0 ? widest_block(static_cast<std::size_t>(room)) : 0;
     if (block_rk_ > 0) {
       s_.block_rk = block_rk_;
+      for (std::int64_t a = p_.rk_begin; a < p_.rk_end; a += block_rk_) {
+        for (const BlockWindow& w : block_windows(a, std::min(a + block_rk_, p_.rk_end))) {
+          block_values_ += static_cast<double>(w.values(2LL * os_.use));
+          block_row_segs_ += static_cast<double>(2 * w.pairs - 1) * static_cast<double>(w.s_hi - w.s_lo + 1);
+        }
+      }
       s_.batch = 1;
       s_.overlap = 0;
       slots_ = 1;
@@ -808,16 +834,7 @@ void CudaSearcher::search_blocks(const Group& g, AccelHitSink& sink) {
     block_hg_.rk_hi = b;
     block_hg_.plane_stride = 0;  // one spectrum
     block_start_.record(s);
-    std::vector<BlockWindow> windows;
-    for (std::size_t t = 0; t < terms_.size(); ++t) {
-      const PlaneWindow w = term_window(terms_[t], p_.zmax, a, b);
-      FASTPSR_ASSERT(w.row_lo + w.row_hi == 2 * cg_.center_row);  // symmetric: whole (z, -z) pairs
-      windows.push_back({(w.col_lo - os_.plane_base) / seg_cols,
-                         (w.col_hi - 1 - os_.plane_base) / seg_cols,
-                         cg_.center_row - w.row_lo + 1,
-                         {static_cast<int>(t)}});
-    }
-    merge_windows(windows, seg_cols);
+    const std::vector<BlockWindow> windows = block_windows(a, b);
     long long offset = 0;
     for (const BlockWindow& w : windows) {
       const long long pitch = w.pitch(seg_cols);
@@ -962,9 +979,10 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
     const double H = static_cast<double>(1 << s);
     for (int h = 1; h < (1 << s); h += 2) windows += (h / H) * (h / H);
   }
-  // The block search writes each term's window (whole segments), about `windows` planes.
-  bytes += static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use * value *
-           (block_rk_ > 0 ? windows : 1.0);
+  // The block search writes every block's windows instead.
+  bytes +=
+      (block_rk_ > 0 ? block_values_ : static_cast<double>(p_.numz()) * 2.0 * static_cast<double>(os_.nseg) * os_.use) *
+      value;
   bytes += static_cast<double>(p_.numz()) * static_cast<double>(p_.rk_end - os_.plane_lo) * value * windows;
   if (s_.path == AccelGpuPath::cufft) {
     // Per (row, phase): products written, inverse FFT read + write, powers read.
@@ -976,17 +994,10 @@ double CudaSearcher::modelled_bytes_per_spectrum() const {
 double CudaSearcher::modelled_flops_per_spectrum() const {
   const double m = os_.fft_points;
   const double fft = 5.0 * m * std::log2(m);
-  // The block search correlates each term's window: about sum_h (h/H)^2 planes of correlations.
-  double planes = 1.0;
-  if (block_rk_ > 0) {
-    for (std::size_t t = 1; t < terms_.size(); ++t) {
-      const double f = static_cast<double>(terms_[t].h) / terms_[t].H;
-      planes += f * f;
-    }
-  }
-  const double transforms =
-      static_cast<double>(os_.nseg) * (1.0 + static_cast<double>(p_.numz()) * os_.phases() * planes);
-  const double products = static_cast<double>(os_.nseg) * p_.numz() * os_.phases() * m * 6.0 * planes;
+  // The block search correlates every block's windows: rows x segments.
+  const double row_segs = block_rk_ > 0 ? block_row_segs_ : static_cast<double>(os_.nseg) * p_.numz();
+  const double transforms = static_cast<double>(os_.nseg) + row_segs * os_.phases();
+  const double products = row_segs * os_.phases() * m * 6.0;
   return transforms * fft + products;
 }
 
