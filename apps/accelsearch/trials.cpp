@@ -215,8 +215,9 @@ class Searcher {
     }
     if (searcher->device_bytes() > 0 && searcher->block_rk() > 0) {
       log_info(
-          "the f-fdot plane would take {:.1f} MiB, more than the GPU's free memory holds: searched on the GPU in "
-          "blocks of {} rk that recompute the sub-harmonics (same candidates, more time)",
+          "the f-fdot plane ({:.1f} MiB) is searched on the GPU in blocks of {} rk that recompute the "
+          "sub-harmonics (it does not fit the GPU's free memory, or --gpu-config block_rk asks for blocks): the "
+          "same candidates, more time",
           static_cast<double>(plane) / 1048576.0, searcher->block_rk());
     }
     log_verbose("searcher: {}", searcher->describe());

@@ -60,6 +60,16 @@ cands small_DM62.50_ACCEL_50 >gpu_host.txt
 cands small_DM62.50_ACCEL_50 >cpu50.txt
 check "same_candidates cpu50.txt gpu_host.txt" "the CPU's candidates on the GPU with --host-fft"
 
+# The block search on the GPU (forced: this plane fits) gives the whole plane's files byte for
+# byte, and says so.
+"$BIN"/accelsearch -zmax 50 -numharm 16 --device gpu -q small_DM62.50.dat
+mv small_DM62.50_ACCEL_50 whole_ACCEL
+mv small_DM62.50_ACCEL_50.cand whole.cand
+"$BIN"/accelsearch -zmax 50 -numharm 16 --device gpu --gpu-config block_rk=16384 small_DM62.50.dat 2>blocks.txt
+check "cmp -s whole_ACCEL small_DM62.50_ACCEL_50 && cmp -s whole.cand small_DM62.50_ACCEL_50.cand" \
+  "the GPU block search's ACCEL and .cand files equal the whole plane's"
+check "grep -q 'searched on the GPU in blocks of 16384 rk' blocks.txt" "the block search said (got: $(cat blocks.txt))"
+
 # -v says what runs.
 "$BIN"/accelsearch -zmax 20 --device gpu -v small_DM62.50.dat 2>verbose.txt
 check "grep -q 'custom shared-memory FFT path' verbose.txt" "-v describes the GPU searcher"
