@@ -97,7 +97,16 @@ std::vector<double> sigproc_frequencies(const DedispInput& in) {
   return f;
 }
 
+// Delays beyond this many samples are refused (the int32 tables and the kernels' row offsets).
+constexpr double kMaxDelaySamples = std::numeric_limits<std::int32_t>::max() / 4;
+// Conversions saturate far beyond it, so that an absurd delay (a sample time near 0) is refused
+// by the range check instead of overflowing the cast (undefined: it gave INT64_MIN, reported as
+// a channel-order error; QA pass 16, P3). Sums of two stay in range.
+constexpr double kSaturate = 4.0e18;
+double saturated(double x) { return std::isnan(x) ? kSaturate : std::clamp(x, -kSaturate, kSaturate); }
+
 std::int64_t nearest_long(double x) {
+  x = saturated(x);
   return x < 0.0 ? static_cast<std::int64_t>(x - 0.5) : static_cast<std::int64_t>(x + 0.5);
 }
 
@@ -203,7 +212,8 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
     const std::vector<std::int64_t> stage2 =
         two_stage ? presto_subband_stage2(in, problem, problem.dms[i], out_tsamp) : std::vector<std::int64_t>();
     for (std::size_t c = 0; c < nchans; ++c) {
-      const double d = dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp;
+      const double d =
+          saturated(dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp);
       std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
       if (two_stage) {
         const std::size_t ii = nchans - 1 - c;  // PRESTO's channel index: lowest frequency first
@@ -218,8 +228,9 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
                         "takes either order",
                         c, freqs[c], plan.ref_freq_mhz, to_string(problem.model)));
       }
-      FASTPSR_EXPECTS(s <= std::numeric_limits<std::int32_t>::max() / 4, "DM {} needs an absurd delay of {} samples",
-                      problem.dms[i], s);
+      FASTPSR_EXPECTS(static_cast<double>(s) <= kMaxDelaySamples,
+                      "DM {} needs an absurd delay of {:.4g} samples (sample time {} s)", problem.dms[i],
+                      static_cast<double>(s), out_tsamp);
       plan.delays[i * nchans + c] = static_cast<std::int32_t>(s);
       if (plan.channel_kept(static_cast<int>(c))) dmax = std::max(dmax, static_cast<std::int32_t>(s));
     }

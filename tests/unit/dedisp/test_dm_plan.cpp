@@ -190,3 +190,25 @@ TEST_CASE("dm plan: a delay table large enough for several threads equals plans 
   REQUIRE(!serial.empty());
   CHECK_THROWS_WITH_AS((void)make_dedisp_plan(up), serial.c_str(), Error);
 }
+
+TEST_CASE("dm plan: a sample time near zero is refused as an absurd delay, not as a channel order (both models)") {
+  // QA pass 16, P3: delay / tsamp beyond the int64 range overflowed the conversion (undefined;
+  // it gave INT64_MIN, reported as "channel 1 is above the reference frequency").
+  for (DelayModel model : {DelayModel::presto, DelayModel::sigproc}) {
+    for (double tsamp : {1e-12, 1e-30, 1e-300, 5e-324}) {
+      CAPTURE(static_cast<int>(model));
+      CAPTURE(tsamp);
+      DedispProblem p;
+      p.input = test::make_band(64, 8, 433.0, -0.5, tsamp);
+      p.model = model;
+      p.dms = {0.0, 5.0};
+      CHECK_THROWS_WITH_AS((void)make_dedisp_plan(p), doctest::Contains("DM 5 needs an absurd delay"), Error);
+    }
+  }
+  // A band in the wrong order for the sigproc model is still named as such at any sample time.
+  DedispProblem up;
+  up.input = test::make_band(64, 8, 400.0, 0.5, 1e-30);
+  up.model = DelayModel::sigproc;
+  up.dms = {5.0};
+  CHECK_THROWS_WITH_AS((void)make_dedisp_plan(up), doctest::Contains("above the reference frequency"), Error);
+}
