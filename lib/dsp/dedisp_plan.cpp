@@ -212,8 +212,7 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
     const std::vector<std::int64_t> stage2 =
         two_stage ? presto_subband_stage2(in, problem, problem.dms[i], out_tsamp) : std::vector<std::int64_t>();
     for (std::size_t c = 0; c < nchans; ++c) {
-      const double d =
-          saturated(dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp);
+      const double d = saturated(dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp);
       std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
       if (two_stage) {
         const std::size_t ii = nchans - 1 - c;  // PRESTO's channel index: lowest frequency first
