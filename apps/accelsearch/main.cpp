@@ -57,6 +57,7 @@ struct Options {
   bool photon = false;
   bool median = false;
   bool no_dered = false;
+  std::string dered_given;  // the first --dered-* option given, if any
   bool inmem = false;
   std::string plane_memory;  // GiB, as given
   bool plane_memory_given = false;
@@ -106,7 +107,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--otheropt", o.otheropt, "Accepted for PRESTO compatibility (no effect)");
   app.add_flag("--median", o.median, "Block-median power normalisation (the default)");
   app.add_flag("--locpow", o.locpow, "Local-power normalisation (double top-hat of 20 bins)");
-  app.add_flag("--photon", o.photon, "Normalise by the photon count (bin 0)");
+  app.add_flag("--photon", o.photon,
+               "Normalise by the photon count (bin 0) of a photon-counting (Poisson) series; no de-reddening");
   app.add_option("--norm", o.norm, "Normalisation: block-median, local-power, photon or none");
   app.add_flag("--noharmpolish", o.noharmpolish, "Optimise each harmonic on its own");
   app.add_flag("--noharmremove", o.noharmremove, "Keep harmonically related candidates");
@@ -176,6 +178,19 @@ AccelConfig finish_config(Options& o) {
     c.norm = it->second;
   }
   c.deredden = !o.no_dered;
+  if (c.norm == AccelNorm::photon) {
+    // The photon count normalises the raw powers of Poisson data (unit mean); a de-reddened
+    // spectrum has unit mean already and its bin 0 is no longer the count (QA pass 15).
+    const char* photon = o.photon ? "-photon" : "--norm photon";
+    if (!o.dered_given.empty()) {
+      usage_error(
+          fmt::format("{} and {}: the photon normalisation takes the spectrum as it is (bin 0 is the photon "
+                      "count), without de-reddening; choose one",
+                      photon, o.dered_given));
+    }
+    c.deredden = false;
+    log_verbose("normalisation: by the photon count (bin 0 of each spectrum), without de-reddening ({})", photon);
+  }
   c.harmonic_polishing = !o.noharmpolish;
   c.harmonic_removal = !o.noharmremove;
   check_accel_config(c);  // before any input is read: a bad option is a usage error (status 2)
@@ -223,6 +238,9 @@ int run(int argc, char** argv) {
   apply_common_options(o.common);
   o.sift_requested = app.count("--output") > 0;
   o.plane_memory_given = app.count("--plane-memory") > 0;
+  for (const char* name : {"--dered-start", "--dered-end", "--dered-endfreq"}) {
+    if (o.dered_given.empty() && app.count(name) > 0) o.dered_given = name;
+  }
   const AccelConfig config = finish_config(o);
   // A GPU's context (a few hundred ms) is created on another thread while the first trials are
   // read and transformed.

@@ -116,7 +116,18 @@ TrialPtr prepare(AccelInput in, const AccelConfig& config, double read_s) {
     log_verbose("{}: a rednoise output (_red.fft): not de-reddened again", in.path);
   }
   AccelPlan plan = make_accel_plan(own, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
+  const float bin0 = in.fft.front().real();  // the plan refuses an empty spectrum
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
+  if (own.norm == AccelNorm::photon) {
+    if (bin0 > 0.0F) {
+      log_verbose("{}: powers normalised by {:.0f} photons (bin 0)", in.path, spec.nph);
+    } else {
+      log_warning(
+          "{}: -photon: bin 0 (the sum of the series) is {:g}, not a photon count: the powers are left as "
+          "they are",
+          in.path, bin0);
+    }
+  }
   AccelCandidateList list = make_candidate_list(plan, in.from_fft);
   auto t = std::make_unique<Trial>(Trial{std::move(in), 0, std::move(plan), std::move(spec), std::move(list), {}});
   t->prepare_s = seconds(t0, Clock::now());

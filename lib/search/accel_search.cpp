@@ -85,11 +85,14 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
 PreparedSpectrum prepare_spectrum(std::vector<std::complex<float>> fft, const AccelPlan& plan, bool from_time_series) {
   const AccelConfig& c = plan.config;
   PreparedSpectrum out;
-  if (c.norm == AccelNorm::photon) out.nph = fft[0].real() > 0.0F ? static_cast<double>(fft[0].real()) : 1.0;
   if (c.deredden) {
     deredden(fft, c.dered, plan.T_s);
     if (from_time_series && c.norm != AccelNorm::photon) fft[0] = {1.0F, 1.0F};
   }
+  // The photon count is bin 0 as the search gets it: after a de-reddening, which has normalised
+  // the powers already and set bin 0 to 1, that is 1 (PRESTO's order for a .dat), so the powers
+  // are never divided twice (they were divided by the raw count as well, and nothing passed).
+  if (c.norm == AccelNorm::photon) out.nph = fft[0].real() > 0.0F ? static_cast<double>(fft[0].real()) : 1.0;
   if (!c.zaplist.empty()) out.zapped_bins = zap_birdies(fft, read_zaplist(c.zaplist, plan.T_s, c.baryv));
   out.search =
       normalise_for_search(fft, c.norm, plan.blocks, static_cast<std::int64_t>(plan.rlo), out.nph, plan.presto_end_r);

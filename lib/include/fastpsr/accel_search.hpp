@@ -64,7 +64,10 @@ AccelPlan make_accel_plan(const AccelConfig& config, std::int64_t numbins, doubl
 struct PreparedSpectrum {
   std::vector<std::complex<float>> cleaned;  ///< de-reddened and zapped (optimisation input)
   SearchSpectrum search;                     ///< what the FdotSearcher gets
-  double nph = 0;                            ///< photon count (AccelNorm::photon), else 0
+  /// AccelNorm::photon: bin 0 after any de-reddening (the photon count of an untouched spectrum;
+  /// 1 after a de-reddening, which normalises the powers itself; 1 where bin 0 is not positive);
+  /// else 0.
+  double nph = 0;
   std::int64_t zapped_bins = 0;
   /// The power scale of `search`, viewing its factors.
   [[nodiscard]] AccelPowerScale power_scale() const { return {search.scale_rk_start, search.scale}; }

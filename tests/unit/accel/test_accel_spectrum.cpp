@@ -167,6 +167,43 @@ TEST_CASE("accel spectrum: presto_median equals the sorted definition bit for bi
   }
 }
 
+TEST_CASE("accel spectrum: photon counts are normalised to unit mean power, de-reddened or not") {
+  // Poisson counts of mean 5 a bin: raw powers have mean N x 5 = bin 0 (the photon count), so
+  // dividing by it gives unit mean. A de-reddened spectrum has unit mean already and its bin 0
+  // is 1: the photon scale is then 1, not the raw count again (QA pass 15: powers ~1e-5, nothing
+  // passed any threshold).
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::poisson_distribution<int> counts(5.0);
+  constexpr std::size_t n = 1 << 16;
+  std::vector<float> series(n);
+  for (auto& v : series) v = static_cast<float>(counts(rng));
+  double total = 0;
+  for (float v : series) total += double(v);
+  // PRESTO's packed real FFT: bin 0 holds (sum, Nyquist).
+  const std::vector<std::complex<float>> raw = presto_realfft(series);
+  REQUIRE(double(raw[0].real()) == doctest::Approx(total).epsilon(1e-6));
+  for (bool dered : {false, true}) {
+    CAPTURE(dered);
+    AccelConfig c;
+    c.zmax = 0;
+    c.numharm = 1;
+    c.norm = AccelNorm::photon;
+    c.deredden = dered;
+    const AccelPlan plan = make_accel_plan(c, static_cast<std::int64_t>(raw.size()), double(n) * 1e-3);
+    const PreparedSpectrum spec = prepare_spectrum(raw, plan, true);
+    CHECK(spec.nph == doctest::Approx(dered ? 1.0 : total).epsilon(1e-6));
+    const AccelPowerScale scale{spec.search.scale_rk_start, spec.search.scale};
+    double mean = 0;
+    for (std::size_t k = 1000; k < spec.search.bins.size(); ++k) {
+      const auto ks = static_cast<std::int64_t>(k);
+      mean += double(std::norm(spec.search.bins[k])) * (spec.search.scale.empty() ? 1.0 : double(scale.at(2 * ks)));
+    }
+    CHECK(mean / double(spec.search.bins.size() - 1000) == doctest::Approx(1.0).epsilon(0.05));
+  }
+}
+
 TEST_CASE("accel spectrum: a series shorter than one PRESTO block is normalised to unit mean power") {
   // 1024 samples (512 bins) against PRESTO's block of ~1000 bins (zmax 0): every window reaches
   // past the spectrum. PRESTO's zero padding made their medians ~0 and the scale huge (pure
