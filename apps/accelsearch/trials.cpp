@@ -92,10 +92,33 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
     }
   }
   if (in.from_fft) write_text(base + ".txtcand", r.txtcand);
+  // Files of this name that this run does not write (nothing passed the threshold; a .txtcand
+  // beside a time series' outputs) are an earlier run's: removed, so that every file under this
+  // name is this run's (one left behind was read as this run's result; QA pass 15).
+  std::vector<std::string> stale;
+  if (!in.from_fft) stale.push_back(base + ".txtcand");
   if (r.candidates.empty()) {
-    log_info("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);
+    stale.push_back(base);
+    stale.push_back(base + ".cand");
+  }
+  std::vector<std::string> removed;
+  for (const std::string& f : stale) {
+    std::error_code ec;
+    const auto type = std::filesystem::symlink_status(f, ec).type();
+    if (type != std::filesystem::file_type::regular && type != std::filesystem::file_type::symlink) continue;
+    if (std::filesystem::remove(f, ec)) {
+      removed.push_back(f);
+    } else {
+      log_warning("{}: {} is an earlier run's output, and could not be removed: {}", in.path, f, ec.message());
+    }
+  }
+  const std::string removed_note =
+      removed.empty() ? std::string() : fmt::format("; removed {} of an earlier run", fmt::join(removed, ", "));
+  if (r.candidates.empty()) {
+    log_info("{}: no candidates above sigma {:.2f}{}", in.path, plan.config.sigma, removed_note);
     return {};
   }
+  if (!removed.empty()) log_info("{}: {}", in.path, removed_note.substr(2));
   AccelTextInfo info;
   info.T_s = plan.T_s;
   info.nph = spec.nph;
