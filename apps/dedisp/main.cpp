@@ -564,6 +564,7 @@ int run(int argc, char** argv) {
   times.plans = seconds_since(t_start);
   DedispOptions dopt;
   dopt.gulp_samples = o.gulp;
+  dopt.input_samples = nin_known.value_or(0);  // the CPU's default gulp is no longer than the input
   // A gulp longer than the input would only size buffers (and can pass the kernels' 32-bit row
   // offsets): the whole input is one gulp (QA pass 12).
   if (nin_known && o.gulp > *nin_known) {
@@ -614,6 +615,10 @@ int run(int argc, char** argv) {
   std::size_t gulp = SIZE_MAX;
   for (const auto& d : dds) gulp = std::min(gulp, d->gulp_samples());
   gulp = std::max(lcm_ds, gulp / lcm_ds * lcm_ds);
+  // No read-ahead longer than an input of known length, whatever gulp a backend chose.
+  if (nin_known && gulp > *nin_known) {
+    gulp = std::min(gulp, std::max(lcm_ds, static_cast<std::size_t>((*nin_known + lcm_ds - 1) / lcm_ds * lcm_ds)));
+  }
   for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
 
   // -v: what is about to happen.

@@ -195,12 +195,19 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
   if (options.gulp_samples > 0) {
     gulp_ds_ = std::max<std::size_t>(1, options.gulp_samples / D_);
   } else {
-    // Bounded by the output block (ndms rows) and by the new channel data as rows (nk rows,
-    // also in the two-stage path: the caller's input buffers and first-touch page faults grow
-    // with the gulp, for no gain once a push's fixed costs are amortised).
+    // Bounded by the output block (ndms rows) and by the new channel data as rows, counting
+    // every channel of the input, the killed ones too (also in the two-stage path: the caller's
+    // input buffers hold every channel and they and first-touch page faults grow with the gulp,
+    // for no gain once a push's fixed costs are amortised; sized by the kept channels, killing
+    // most of a band multiplied the read-ahead by nchans / kept: QA pass 15). No longer than an
+    // input of known length.
     const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
-    const std::size_t by_rows = kDefaultRowBytes / (std::max<std::size_t>(nk_, 1) * elem_bytes_);
+    const auto nchans = static_cast<std::size_t>(std::max(in.nchans, 1));
+    const std::size_t by_rows = kDefaultRowBytes / (std::max(nchans, nk_) * elem_bytes_);
     gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
+    if (options.input_samples > 0) {
+      gulp_ds_ = std::min<std::size_t>(gulp_ds_, static_cast<std::size_t>((options.input_samples + D_ - 1) / D_));
+    }
   }
   // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
   // Rows hold the history plus `span_` samples; consumed samples are dropped (a memmove of the

@@ -72,5 +72,29 @@ mkdir -p g1 g2
 check "--gulp past the file's end: the default gulp's output" diff -r g1 g2
 check "--gulp past the file's end: 41 files" test "$(ls g2 | grep -c '\.dat$')" -eq 41
 
+# The CPU's default gulp counts every channel of the input, killed ones too (the read-ahead holds
+# them all): killing most of a band gives the gulp and input memory of the whole band (QA pass
+# 15: 2048 -> 248 channels multiplied them by 8), and the same output as an explicit gulp.
+"$bin/fake-pulsar" -q --nchans 2048 --fch1 1500 --foff -0.125 --nbits 8 --tsamp 64 --nsamples 20000 --seed 2 -o wide.fil
+mkdir -p k0 k1 k2
+gulp_line() { sed -n 's/.*memory: host .* input \([0-9.]* MiB\).*; gulp \([0-9]*\) samples.*/\2 samples, input \1/p' err.txt; }
+(cd k0 && "$bin/dedisp" -v --device cpu ../wide.fil --dm 0:20:10 -o w 2>../err.txt)
+whole=$(gulp_line)
+(cd k1 && "$bin/dedisp" -v --device cpu ../wide.fil --dm 0:20:10 --kill-chans 0:1799 -o w 2>../err.txt)
+killed=$(gulp_line)
+check "default gulp with 248 of 2048 channels kept ($killed) is the whole band's ($whole)" \
+  test -n "$whole" -a "$killed" = "$whole"
+(cd k2 && "$bin/dedisp" -q --device cpu ../wide.fil --dm 0:20:10 --kill-chans 0:1799 --gulp 4096 -o w)
+check "killed channels: the default gulp's output is --gulp 4096's" diff -r k1 k2
+rm -rf wide.fil k0 k1 k2
+
+# The default gulp is no longer than an input of known length (as an explicit --gulp), with the
+# output of a shorter gulp.
+mkdir -p s1 s2
+(cd s1 && "$bin/dedisp" -v --device cpu ../short.fil --dm 0:20:10 -o s 2>../err.txt)
+check "default gulp of a 30000-sample file: $(gulp_line)" grep -q 'gulp 30000 samples' err.txt
+(cd s2 && "$bin/dedisp" -q --device cpu ../short.fil --dm 0:20:10 --gulp 4096 -o s)
+check "the short file's default gulp gives --gulp 4096's output" diff -r s1 s2
+
 [ $fail -eq 0 ] && echo PASS
 exit $fail
