@@ -101,6 +101,22 @@ check "its header" grep -qa "NCHAN        256" stage1.dada
 "$ppf" -C 4 -T 2 --detect IQUV --drop-partial stage1.dada -o stage2.fil -q
 check "second stage on ppf's own output" test -s stage2.fil
 
+# The two-stage pipe of the README and the man page, as written there (it failed without
+# --drop-partial: stage 1 writes N/16 - 7 spectra, here 99993 for stage 2's 64 channels; QA
+# pass 15), on voltages with a tone at 1403 MHz.
+if [ -x "$FASTPSR_BIN/fake-pulsar" ]; then
+  "$FASTPSR_BIN/fake-pulsar" -q --voltages --bw 16 --freq 1400 --tobs 0.1 --tone freq=1403,amp=0.5 --seed 5 -o obs.dada
+  readme_cmd=$(grep -o '^ppf -C 16 --complex --dada obs.dada | ppf [^#]*' "$FASTPSR_SOURCE/README.md")
+  man_cmd=$(grep '^ppf \\-C 16 \\-\\-complex \\-\\-dada' "$FASTPSR_SOURCE/man/man1/ppf.1" | sed 's/\\-/-/g')
+  for cmd in "$readme_cmd" "$man_cmd"; do
+    rm -f fine.fil
+    check "the documented two-stage pipe is found (got '$cmd')" test -n "$cmd"
+    check "the documented two-stage pipe runs: $cmd" env PATH="$FASTPSR_BIN:$PATH" bash -o pipefail -c "$cmd 2>/dev/null"
+    check "... and writes 1024 channels: $cmd" \
+      sh -c "[ \"\$('$FASTPSR_BIN/header' fine.fil -nchans 2>/dev/null)\" = 1024 ]"
+  done
+fi
+
 if [ -f "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" ]; then
   "$ppf" -C 64 -T 4 --detect AA "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" -o puppi.fil -q 2>/dev/null
   check "GUPPI RAW sample to a filterbank" test -s puppi.fil
