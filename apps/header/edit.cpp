@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "edit.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fastpsr/error.hpp"
@@ -54,6 +57,42 @@ void check_edited(const SigprocHeader& h, const std::vector<std::string>& sets,
   }
 }
 
+// tsamp's value in seconds, SIGPROC's unit, from a number with a unit (64us, 0.064ms, 6.4e-5s,
+// 64000ns) or a bare number of seconds. A bare value of 1 or more is refused: `header -tsamp`
+// prints microseconds, and tsamp=64 would silently make 64-second samples (QA pass 15).
+std::string tsamp_seconds(const std::string& text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 5> units{
+      {{"ns", 1e9}, {"us", 1e6}, {"\u00b5s", 1e6}, {"ms", 1e3}, {"s", 1.0}}};
+  std::string_view number = text;
+  double per_second = 0.0;  // 0: no unit given
+  for (const auto& [suffix, div] : units) {
+    if (number.ends_with(suffix)) {
+      number.remove_suffix(suffix.size());
+      per_second = div;
+      break;
+    }
+  }
+  const std::string digits(number);
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (digits.empty() || end != digits.c_str() + digits.size() || !std::isfinite(v)) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--set tsamp={}: not a sample time (a number of seconds, or with a unit: 64us, 0.064ms, "
+                            "6.4e-5s, 64000ns)",
+                            text));
+  }
+  if (per_second == 0.0) {
+    if (v >= 1.0) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--set tsamp={}: SIGPROC stores seconds, so that is a {} s sample (header -tsamp "
+                              "prints microseconds); give the unit: tsamp={}us, or tsamp={}s if you mean seconds",
+                              text, text, text, text));
+    }
+    return text;
+  }
+  return fmt::format("{:.17g}", v / per_second);
+}
+
 }  // namespace
 
 void rewrite_sigproc(const std::string& in, const std::string& out, const std::vector<std::string>& sets,
@@ -71,7 +110,9 @@ void rewrite_sigproc(const std::string& in, const std::string& out, const std::v
     if (eq == std::string::npos || eq == 0) {
       throw Error(ErrorCode::invalid_argument, fmt::format("--set wants key=value, not '{}'", kv));
     }
-    sigproc_set_value(h, kv.substr(0, eq), std::string_view(kv).substr(eq + 1));
+    const std::string key = kv.substr(0, eq);
+    const std::string value = key == "tsamp" ? tsamp_seconds(kv.substr(eq + 1)) : kv.substr(eq + 1);
+    sigproc_set_value(h, key, value);
   }
   for (const auto& key : unsets) {
     try {

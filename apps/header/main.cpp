@@ -22,6 +22,8 @@ constexpr const char* kExamples = R"(Examples:
   cat obs.fil | header -               read stdin
   header obs.fil --set source_name=J0534+2200 --unset nsamples -o fixed.fil
                                        copy with a changed header
+  header obs.fil --set tsamp=64us -o fixed.fil
+                                       tsamp with its unit (SIGPROC stores seconds)
 
 Reads SIGPROC .fil/.tim, PRESTO .inf/.dat/.sdat/.fft (through the .inf), search-mode PSRFITS
 (.sf/.fits) and PSRDADA (.dada). The single values print as SIGPROC's header prints them.
@@ -44,7 +46,10 @@ int run(int argc, char** argv) {
   std::vector<std::string> wanted;  // value flags in the order given
   app.add_option("files", files, "Files to read ('-' for stdin)")->required();
   app.add_flag("--json", json, "Print everything as JSON");
-  app.add_option("--set", sets, "Set a SIGPROC keyword (key=value) in the copy written with -o")
+  app.add_option("--set", sets,
+                 "Set a SIGPROC keyword (key=value) in the copy written with -o, in SIGPROC's stored units (fch1, "
+                 "foff MHz; tstart MJD; src_raj hhmmss.s); tsamp takes a unit (tsamp=64us, 0.064ms, 6.4e-5s; a bare "
+                 "number is seconds and must be below 1)")
       ->type_name("KEY=VALUE");
   app.add_option("--unset", unsets, "Remove a SIGPROC keyword in the copy written with -o")->type_name("KEY");
   app.add_option("-o,--output", output, "Write a copy of the (one, SIGPROC) input with --set/--unset applied");

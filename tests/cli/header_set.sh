@@ -32,4 +32,25 @@ for bad in "--set nchans=0" "--set nbits=3" "--set nchans=3" "--set tsamp=abc" "
 done
 # nsamples set to the samples there are is fine.
 "$HEADER" "$WORK/in.fil" --set nsamples=50 -o "$WORK/n50.fil" || fail "--set nsamples=50 refused"
+# tsamp takes a unit (SIGPROC stores seconds, -tsamp prints microseconds); a bare number is
+# seconds, below 1 (tsamp=64 silently made 64-second samples: QA pass 15).
+for v in 128us 0.128ms 1.28e-4s 128000ns 0.000128 128µs; do
+  "$HEADER" "$WORK/in.fil" --set tsamp=$v -o "$WORK/t.fil" || fail "--set tsamp=$v refused"
+  [ "$("$HEADER" "$WORK/t.fil" -tsamp)" = "128.00000" ] || fail "--set tsamp=$v: -tsamp $("$HEADER" "$WORK/t.fil" -tsamp)"
+done
+"$HEADER" "$WORK/in.fil" --set tsamp=2s -o "$WORK/t.fil" || fail "--set tsamp=2s (seconds said) refused"
+[ "$("$HEADER" "$WORK/t.fil" -tsamp)" = "2000000.00000" ] || fail "--set tsamp=2s: -tsamp $("$HEADER" "$WORK/t.fil" -tsamp)"
+for bad in 64 1 64xs us 64usec; do
+  set +e
+  "$HEADER" "$WORK/in.fil" --set tsamp=$bad -o "$WORK/bad.fil" 2>"$WORK/err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "--set tsamp=$bad: status $rc (want 2)"
+  [ ! -e "$WORK/bad.fil" ] || fail "--set tsamp=$bad: output left behind"
+  grep -q "^header: error: .*--set tsamp=$bad: " "$WORK/err" || fail "--set tsamp=$bad: $(cat "$WORK/err")"
+done
+"$HEADER" "$WORK/in.fil" --set tsamp=64 -o "$WORK/bad.fil" 2>"$WORK/err" || true
+grep -q "tsamp=64: SIGPROC stores seconds, so that is a 64 s sample .*give the unit: tsamp=64us, or tsamp=64s" \
+  "$WORK/err" || fail "--set tsamp=64: $(cat "$WORK/err")"
+"$HEADER" --help | grep -q 'tsamp=64us' || fail "--help does not say tsamp's unit"
 echo ok
