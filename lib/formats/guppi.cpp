@@ -2,6 +2,7 @@
 #include "fastpsr/guppi.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 #include "fastpsr/error.hpp"
@@ -41,6 +42,29 @@ std::string card_value(std::string_view v) {
   return std::string(trim(v));
 }
 
+// Card text for a message: bytes that are not printable ASCII (the payload of a block whose
+// BLOCSIZE is wrong) are shown as \xNN, never sent to the terminal as they are.
+std::string printable(std::string_view s) {
+  std::string out;
+  for (const char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u >= 0x20 && u < 0x7f) {
+      out += ch;
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
+bool printable_card(std::string_view s) {
+  for (const char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string> GuppiHeader::get(const std::string& key) const {
@@ -70,9 +94,13 @@ long long GuppiHeader::get_int_or(const std::string& key, long long fallback, co
   const auto v = get(key);
   if (!v) return fallback;
   char* end = nullptr;
+  errno = 0;
   const long long n = std::strtoll(v->c_str(), &end, 10);
   if (end == v->c_str() || *end != '\0') {
     throw Error(ErrorCode::format, fmt::format("GUPPI header card {} has '{}', not an integer", key, *v), source);
+  }
+  if (errno == ERANGE) {
+    throw Error(ErrorCode::format, fmt::format("GUPPI header card {} has '{}', out of range", key, *v), source);
   }
   return n;
 }
@@ -100,10 +128,17 @@ std::optional<GuppiHeader> read_guppi_header(ByteSource& src) {
                   src.name());
     }
     if (text[8] != '=') {
-      throw Error(ErrorCode::format,
-                  fmt::format("GUPPI header card at byte {} is not 'KEYWORD = value': '{}'", src.position() - kCard,
-                              trim(text)),
-                  src.name());
+      // Bytes that are no card text where a block's header should start: the previous block
+      // was longer or shorter than its BLOCSIZE (or DIRECTIO) said.
+      const bool binary = !printable_card(trim(text));
+      throw Error(
+          ErrorCode::format,
+          fmt::format("GUPPI header card at byte {} is not 'KEYWORD = value': '{}'{}", src.position() - kCard,
+                      printable(trim(text)),
+                      binary && start > 0 ? " (binary data: is the previous block's BLOCSIZE or DIRECTIO right?)"
+                      : binary            ? " (binary data: not a GUPPI RAW header)"
+                                          : ""),
+          src.name());
     }
     h.cards.emplace_back(std::string(trim(text.substr(0, 8))), card_value(text.substr(9)));
   }

@@ -35,6 +35,21 @@ void read_position(const std::optional<std::string>& ra, const std::optional<std
   }
 }
 
+// A header's frequency, bandwidth, time or epoch value must be a finite number (strtod takes
+// "nan", "inf" and 1e999).
+double finite_value(double v, const std::string& what, const std::string& name) {
+  if (!std::isfinite(v)) throw Error(ErrorCode::format, fmt::format("{} {} is not a finite number", what, v), name);
+  return v;
+}
+
+// A band's centre frequency must be above 0 MHz.
+double centre_frequency(double mhz, const std::string& what, const std::string& name) {
+  if (!(finite_value(mhz, what, name) > 0.0)) {
+    throw Error(ErrorCode::format, fmt::format("{} {} MHz is not a positive frequency", what, mhz), name);
+  }
+  return mhz;
+}
+
 // Reads exactly n bytes unless the data end first; returns the count.
 std::size_t read_full(ByteSource& src, void* dst, std::size_t n) {
   std::size_t got = 0;
@@ -117,6 +132,10 @@ class GuppiReader final : public VoltageReader {
     const long long npol_card = first.get_int("NPOL", name);
     const long long nbits = first.get_int("NBITS", name);
     if (nchan < 1) throw Error(ErrorCode::format, fmt::format("GUPPI OBSNCHAN {} is not >= 1", nchan), name);
+    if (nchan > kMaxCoarse) {
+      throw Error(ErrorCode::format, fmt::format("GUPPI OBSNCHAN {} is out of range (at most {})", nchan, kMaxCoarse),
+                  name);
+    }
     if (npol_card != 1 && npol_card != 2 && npol_card != 4) {
       throw Error(ErrorCode::unsupported, fmt::format("GUPPI NPOL {} is not 1, 2 or 4", npol_card), name);
     }
@@ -133,7 +152,7 @@ class GuppiReader final : public VoltageReader {
     info_.ncoarse = static_cast<int>(nchan);
     npol_card_ = npol_card;
     nbits_ = nbits;
-    const double obsfreq = first.get_double("OBSFREQ", name);
+    const double obsfreq = centre_frequency(first.get_double("OBSFREQ", name), "GUPPI OBSFREQ", name);
     const double chan_bw = first.get("CHAN_BW") ? first.get_double("CHAN_BW", name)
                                                 : first.get_double("OBSBW", name) / static_cast<double>(nchan);
     if (!(chan_bw != 0.0) || !std::isfinite(chan_bw)) {
@@ -142,22 +161,28 @@ class GuppiReader final : public VoltageReader {
     info_.chan_bw_mhz = chan_bw;
     info_.coarse_centre_mhz = coarse_centres(obsfreq, chan_bw, info_.ncoarse);
     info_.tsamp_s = first.get_double_or("TBIN", 1e-6 / std::abs(chan_bw), name);
-    if (!(info_.tsamp_s > 0.0)) throw Error(ErrorCode::format, "GUPPI TBIN is not positive", name);
+    if (!(finite_value(info_.tsamp_s, "GUPPI TBIN", name) > 0.0)) {
+      throw Error(ErrorCode::format, "GUPPI TBIN is not positive", name);
+    }
     if (std::abs(info_.tsamp_s * std::abs(chan_bw) * 1e6 - 1.0) > 1e-3) {
       log_warning(
           "{}: TBIN {} s and CHAN_BW {} MHz disagree for critically sampled channels; using TBIN for time "
           "and CHAN_BW for frequency",
           name, info_.tsamp_s, chan_bw);
     }
-    overlap_ = static_cast<std::size_t>(std::max(0LL, first.get_int_or("OVERLAP", 0, name)));
+    const long long overlap = first.get_int_or("OVERLAP", 0, name);
+    if (overlap < 0) throw Error(ErrorCode::format, fmt::format("GUPPI OVERLAP {} is negative", overlap), name);
+    overlap_ = static_cast<std::size_t>(overlap);
     pktsize_ = first.get_int_or("PKTSIZE", 0, name);
+    if (pktsize_ < 0) throw Error(ErrorCode::format, fmt::format("GUPPI PKTSIZE {} is negative", pktsize_), name);
     info_.source_name = first.get("SRC_NAME").value_or("");
     info_.telescope = first.get("TELESCOP").value_or("");
     read_position(first.get("RA_STR"), first.get("DEC_STR"), info_, name);
     if (first.get("STT_IMJD")) {
-      info_.tstart_mjd =
-          static_cast<double>(first.get_int("STT_IMJD", name)) +
-          (first.get_double_or("STT_SMJD", 0.0, name) + first.get_double_or("STT_OFFS", 0.0, name)) / 86400.0;
+      info_.tstart_mjd = static_cast<double>(first.get_int("STT_IMJD", name)) +
+                         (finite_value(first.get_double_or("STT_SMJD", 0.0, name), "GUPPI STT_SMJD", name) +
+                          finite_value(first.get_double_or("STT_OFFS", 0.0, name), "GUPPI STT_OFFS", name)) /
+                             86400.0;
       info_.tstart_mjd +=
           static_cast<double>(packet_samples(first.get_int_or("PKTIDX", 0, name))) * info_.tsamp_s / 86400.0;
       info_.has_tstart = true;
@@ -197,12 +222,52 @@ class GuppiReader final : public VoltageReader {
   }
 
  private:
+  // A forward PKTIDX jump is filled with zeros only up to this many blocks, or the samples the
+  // file holds (read so far, for a pipe) when more: a corrupt PKTIDX or PKTSIZE would otherwise
+  // ask for up to 2^64 samples of zeros.
+  static constexpr std::uint64_t kMaxGapBlocks = 64;
+  static constexpr long long kMaxCoarse = 1'000'000;
+  // Largest block payload allocated in one step when the file's size is unknown (a pipe): the
+  // buffer then grows with the bytes that arrive, not with what BLOCSIZE claims.
+  static constexpr std::size_t kPayloadStep = std::size_t{64} << 20;
+
   // Samples per coarse channel that `pktidx` packets hold (baseband's formula, NPOL counting
-  // components as GUPPI writes it); 0 without PKTSIZE.
+  // components as GUPPI writes it); 0 without PKTSIZE. Error(format) for a negative PKTIDX or a
+  // sample number past 2^62 (a corrupt PKTIDX or PKTSIZE).
   [[nodiscard]] std::uint64_t packet_samples(long long pktidx) const {
     if (pktsize_ <= 0) return 0;
-    const long long per = static_cast<long long>(info_.ncoarse) * npol_card_ * nbits_;
-    return static_cast<std::uint64_t>(pktidx * pktsize_ * 8 / per);
+    const std::string& name = src_->name();
+    if (pktidx < 0) {
+      throw Error(ErrorCode::format, fmt::format("GUPPI block {}: PKTIDX {} is negative", block_, pktidx), name);
+    }
+    __extension__ using wide = unsigned __int128;
+    const auto per = static_cast<wide>(info_.ncoarse) * static_cast<wide>(npol_card_) * static_cast<wide>(nbits_);
+    const wide samples = static_cast<wide>(pktidx) * static_cast<wide>(pktsize_) * 8 / per;
+    if (samples > (wide{1} << 62)) {
+      throw Error(ErrorCode::format,
+                  fmt::format("GUPPI block {}: PKTIDX {} with PKTSIZE {} is out of range (past sample 2^62 of the "
+                              "observation): a corrupt PKTIDX or PKTSIZE card?",
+                              block_, pktidx, pktsize_),
+                  name);
+    }
+    return static_cast<std::uint64_t>(samples);
+  }
+
+  // Reads the block's `bytes` of payload into payload_; returns the count read (less at the end
+  // of the data). A file too short for the block is known from its size before anything is
+  // allocated; for a pipe the buffer grows in steps as the bytes arrive.
+  std::size_t read_payload(std::size_t bytes) {
+    const auto size = src_->size();
+    if (size && *size - std::min(*size, src_->position()) < bytes) return 0;
+    std::size_t got = 0;
+    while (got < bytes) {
+      const std::size_t step = size ? bytes - got : std::min(bytes - got, std::max(got, kPayloadStep));
+      if (payload_.size() < got + step) payload_.resize(got + step);
+      const std::size_t k = read_full(*src_, payload_.data() + got, step);
+      got += k;
+      if (k < step) break;
+    }
+    return got;
   }
 
   // Reads the block's payload; false when the file ends inside it (after the first block).
@@ -216,7 +281,7 @@ class GuppiReader final : public VoltageReader {
     const long long blocsize = h.get_int("BLOCSIZE", name);
     const std::size_t value = static_cast<std::size_t>(info_.npol) * 2 * component_bytes(info_.type);
     const std::size_t per_time = value * static_cast<std::size_t>(info_.ncoarse);
-    if (blocsize <= 0 || static_cast<std::size_t>(blocsize) % per_time != 0) {
+    if (blocsize <= 0 || static_cast<std::uint64_t>(blocsize) % per_time != 0) {
       throw Error(ErrorCode::format,
                   fmt::format("GUPPI block {}: BLOCSIZE {} is not a whole number of {}-byte time samples", block_,
                               blocsize, per_time),
@@ -229,8 +294,7 @@ class GuppiReader final : public VoltageReader {
                   name);
     }
     usable_ = ntime_ - overlap_;
-    payload_.resize(static_cast<std::size_t>(blocsize));
-    if (read_full(*src_, payload_.data(), payload_.size()) != payload_.size()) {
+    if (read_payload(static_cast<std::size_t>(blocsize)) != static_cast<std::size_t>(blocsize)) {
       // A recording cut short: the whole blocks before are data (as a cut filterbank's whole
       // samples are); a first block cut short leaves nothing.
       if (block_ == 0) {
@@ -257,7 +321,21 @@ class GuppiReader final : public VoltageReader {
                       name);
         }
         if (at > expected_sample_) {
-          gap_samples_ = at - expected_sample_;
+          // Bounded: every gap of the file together fills at most max(64 blocks, the file's samples).
+          const std::uint64_t gap = at - expected_sample_;
+          const std::uint64_t file_samples = src_->size().value_or(src_->position()) / per_time;
+          const std::uint64_t limit = std::max(kMaxGapBlocks * usable_, file_samples);
+          if (gap > limit - std::min(limit, gap_total_)) {
+            throw Error(
+                ErrorCode::format,
+                fmt::format("GUPPI block {}: PKTIDX {} is {} samples past the expected sample {}: more than ppf "
+                            "fills with zeros for dropped blocks (at most {} samples in all here: {} blocks "
+                            "or the file's own length, whichever is more): a corrupt PKTIDX or PKTSIZE card?",
+                            block_, pkt, gap, expected_sample_, limit, kMaxGapBlocks),
+                name);
+          }
+          gap_total_ += gap;
+          gap_samples_ = gap;
           log_warning("{}: {} samples missing before block {} (PKTIDX {}); filled with zeros", name, gap_samples_,
                       block_, pkt);
         }
@@ -269,9 +347,14 @@ class GuppiReader final : public VoltageReader {
     return true;
   }
 
+  // False at the end of the data, and from then on (a block cut short is not read again).
   bool next_block() {
+    if (ended_) return false;
     const auto h = read_guppi_header(*src_);
-    return h && start_block(*h);
+    if (h && start_block(*h)) return true;
+    ended_ = true;
+    pos_ = usable_ = 0;
+    return false;
   }
 
   std::unique_ptr<ByteSource> src_;
@@ -285,6 +368,8 @@ class GuppiReader final : public VoltageReader {
   std::uint64_t block_ = 0;
   std::uint64_t expected_sample_ = 0;
   std::uint64_t gap_samples_ = 0;
+  std::uint64_t gap_total_ = 0;  // zeros filled in so far
+  bool ended_ = false;
   std::vector<std::uint8_t> payload_;
 };
 
@@ -373,11 +458,12 @@ std::unique_ptr<VoltageReader> open_dada(std::unique_ptr<ByteSource> src) {
   }
   info.npol = static_cast<int>(npol);
   info.ncoarse = static_cast<int>(nchan);
-  const double tsamp_us = h.get_double("TSAMP", name);
+  const double tsamp_us = finite_value(h.get_double("TSAMP", name), "PSRDADA TSAMP", name);
   if (!(tsamp_us > 0.0))
     throw Error(ErrorCode::format, fmt::format("PSRDADA TSAMP {} is not positive", tsamp_us), name);
   info.tsamp_s = tsamp_us * 1e-6;
-  const double bw = h.get_double_or("BW", static_cast<double>(nchan) / tsamp_us, name);
+  const double bw =
+      finite_value(h.get_double_or("BW", static_cast<double>(nchan) / tsamp_us, name), "PSRDADA BW", name);
   if (!(bw != 0.0)) throw Error(ErrorCode::format, "PSRDADA BW is zero", name);
   info.chan_bw_mhz = bw / static_cast<double>(nchan);
   if (std::abs(tsamp_us * std::abs(info.chan_bw_mhz) - 1.0) > 1e-3) {
@@ -386,19 +472,20 @@ std::unique_ptr<VoltageReader> open_dada(std::unique_ptr<ByteSource> src) {
         "TSAMP for time and BW for frequency",
         name, tsamp_us, bw, nchan);
   }
-  info.coarse_centre_mhz = coarse_centres(h.get_double("FREQ", name), info.chan_bw_mhz, info.ncoarse);
+  info.coarse_centre_mhz = coarse_centres(centre_frequency(h.get_double("FREQ", name), "PSRDADA FREQ", name),
+                                          info.chan_bw_mhz, info.ncoarse);
   const bool pol_major = dada_pol_major(h.get("ORDER").value_or("TFP"), info.ncoarse, info.npol, name);
   info.source_name = h.get("SOURCE").value_or("");
   info.telescope = h.get("TELESCOPE").value_or("");
   read_position(h.get("RA"), h.get("DEC"), info, name);
   const std::size_t row = info.time_sample_bytes();
   if (h.get("MJD_START")) {
-    info.tstart_mjd = h.get_double("MJD_START", name);
+    info.tstart_mjd = finite_value(h.get_double("MJD_START", name), "PSRDADA MJD_START", name);
     info.has_tstart = true;
   } else if (const auto utc = h.get("UTC_START")) {
     const double offset_s =
         static_cast<double>(h.get_int_or("OBS_OFFSET", 0, name) / static_cast<long long>(row)) * info.tsamp_s +
-        h.get_double_or("PICOSECONDS", 0.0, name) * 1e-12;
+        finite_value(h.get_double_or("PICOSECONDS", 0.0, name), "PSRDADA PICOSECONDS", name) * 1e-12;
     info.tstart_mjd = mjd_from_utc(*utc, name) + offset_s / 86400.0;
     info.has_tstart = true;
   }

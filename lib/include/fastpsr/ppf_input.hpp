@@ -15,7 +15,12 @@
 ///  - GUPPI RAW (formats.md §7.2): NBITS 8 or 16; NPOL 4 (or 2) means two polarisations, 1 one;
 ///    OVERLAP samples at the end of each block repeat at the start of the next and are dropped
 ///    (as baseband does when it reads a file as a stream, so the last block's are dropped too);
-///    a forward jump in PKTIDX is filled with zeros (warned), a backward one is an error.
+///    a forward jump in PKTIDX is filled with zeros (warned), a backward one is an error, and so
+///    are gaps that together pass 64 blocks or the file's own length in samples, whichever is
+///    more (a corrupt PKTIDX or PKTSIZE). A block is allocated only once the file is known to hold
+///    it (a pipe's grows with the bytes that arrive). OBSNCHAN is at most 1000000.
+///  - Frequencies, bandwidths, times and epochs must be finite, band centres (OBSFREQ, FREQ)
+///    positive.
 ///  - A negative bandwidth (BW, OBSBW, CHAN_BW) means the coarse channels run from high to low
 ///    frequency and each one's spectrum is inverted (lower sideband).
 #include <cstddef>
