@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 
 #include "fastpsr/error.hpp"
 #include "fastpsr/fftw_lock.hpp"
@@ -36,6 +38,19 @@ std::string default_fftw_wisdom_path() {
   return "none";
 }
 
+bool may_hold_fftw_wisdom(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found) return true;
+  if (ec) return false;
+  if (st.type() != std::filesystem::file_type::regular) return true;  // never replaced: export refuses it
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) return true;
+  std::ifstream in(path, std::ios::binary);
+  char head[6] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string_view(head, sizeof head) == "(fftw-";
+}
+
 bool import_fftw_wisdom(const std::string& path) {
   // Only a regular file of a sane size: FFTW would read a device such as /dev/zero forever.
   std::error_code ec;
@@ -52,6 +67,9 @@ void export_fftw_wisdom(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
     throw Error(ErrorCode::io, "not a regular file: wisdom is not written there", path);
+  }
+  if (!may_hold_fftw_wisdom(path)) {
+    throw Error(ErrorCode::io, "the file is not FFTW wisdom (it does not start with '(fftw-'): not replaced", path);
   }
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -72,7 +90,24 @@ void export_fftw_wisdom(const std::string& path) {
 FftwWisdomFile::FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu)
     : path_(path.empty() ? default_fftw_wisdom_path() : path),
       used_(on_cpu && path_ != "none" && effort != FftwEffort::estimate) {
-  if (used_) import_fftw_wisdom(path_);
+  if (!used_) return;
+  // Only a file that holds wisdom (or nothing) is ever replaced: a mistyped --wisdom obs.fil
+  // must not destroy the observation.
+  if (!may_hold_fftw_wisdom(path_)) {
+    if (!path.empty()) {
+      throw Error(ErrorCode::invalid_argument,
+                  "--wisdom: the file exists and is not FFTW wisdom (it does not start with '(fftw-'), so it is "
+                  "never replaced: give the name of a wisdom file or of a new one",
+                  path_);
+    }
+    log_warning(
+        "{}: not FFTW wisdom (it does not start with '(fftw-'): left as it is, and this run's plans are not "
+        "saved there",
+        path_);
+    used_ = false;
+    return;
+  }
+  import_fftw_wisdom(path_);
 }
 
 void FftwWisdomFile::save() const {

@@ -17,13 +17,19 @@ unsigned fftw_flags(FftwEffort effort) noexcept;
 /// $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else ~/.cache/fastpsr/fftwf-wisdom, else "none".
 std::string default_fftw_wisdom_path();
 
+/// Whether `path` may be written as a wisdom file: it is absent, empty, not a regular file (which
+/// export_fftw_wisdom refuses anyway) or starts as FFTW's wisdom does, "(fftw-". False for any
+/// other file (a data file named by mistake) and for one that cannot be read.
+bool may_hold_fftw_wisdom(const std::string& path);
+
 /// Imports the file's wisdom; false when it is absent, invalid, not a regular file or over 64 MiB
 /// (plans are then measured).
 bool import_fftw_wisdom(const std::string& path);
 
 /// Writes the accumulated wisdom under a temporary name and renames it into place, so that a
 /// concurrent run never reads half a file; creates the directory. Error(io) naming the file, also
-/// for a path that exists and is not a regular file (a device is never replaced).
+/// for a path that exists and is not a regular file (a device is never replaced) or is a file
+/// that is not wisdom (may_hold_fftw_wisdom).
 void export_fftw_wisdom(const std::string& path);
 
 /// A tool run's wisdom file (the tools' --fftw and --wisdom): made before the plans, it imports
@@ -31,7 +37,9 @@ void export_fftw_wisdom(const std::string& path);
 /// in a warning that it could not (later runs may then measure other plans).
 class FftwWisdomFile {
  public:
-  /// `path`: the --wisdom value ("" for the default path, "none" for no file).
+  /// `path`: the --wisdom value ("" for the default path, "none" for no file). When the run uses
+  /// wisdom and the file exists but is not wisdom (may_hold_fftw_wisdom): Error(invalid_argument)
+  /// naming it for a path given, a warning and no wisdom for the default path.
   FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu);
   void save() const;
 
