@@ -4,7 +4,10 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -111,6 +114,41 @@ void write_voltage_stream(const FakeOptions& o, std::uint64_t seed) {
   log_speed(*sink, start);
 }
 
+// The options that take a floating-point number: NaN and infinities (strtod takes "nan", "inf"
+// and 1e999) are refused, as the --psr and --frb key=value parsers refuse them, instead of
+// making NaN samples, a NaN header or a pulsar that is silently absent.
+const char* const kFloatOptions[] = {"--fch1", "--foff",   "--tsamp",   "--tobs",           "--tstart", "--period",
+                                     "--dm",   "--width",  "--snrpeak", "--fold-snr",       "--phase",  "--pdot",
+                                     "--accn", "--fdot",   "--z",       "--spectral-index", "--bper",   "--becc",
+                                     "--binc", "--bomega", "--bphase",  "--bpmass",         "--bcmass", "--mean",
+                                     "--rms",  "--freq",   "--bw",      "--peak-power"};
+
+// Validators without a description, so that --help stays as it was.
+void refuse_bad_numbers(CLI::App& cli) {
+  const CLI::Validator finite(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (end != s.c_str() && *end == '\0' && !std::isfinite(v)) return s + " is not a finite number";
+        return {};
+      },
+      "");
+  for (const char* name : kFloatOptions) cli.get_option(name)->check(finite);
+  // CLI11 takes "-1" for an unsigned option as 2^64 - 1 (endless output) and values past
+  // 2^64 - 1 as 2^64 - 1: both are refused before the conversion.
+  const CLI::Validator sample_count(
+      [](std::string& s) -> std::string {
+        if (!s.empty() && s.front() == '-') return s + " is negative: the sample count is a positive whole number";
+        std::uint64_t v = 0;
+        if (std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc::result_out_of_range) {
+          return s + " is out of range (at most 18446744073709551615)";
+        }
+        return {};
+      },
+      "");
+  cli.get_option("--nsamples")->check(sample_count);
+}
+
 int run(int argc, char** argv) {
   FakeOptions o;
   CLI::App cli{
@@ -120,6 +158,7 @@ int run(int argc, char** argv) {
       "fake-pulsar"};
   cli.footer(kExamples);
   add_fake_options(cli, o);
+  refuse_bad_numbers(cli);
   if (argc < 2) parse(cli, std::vector<std::string>{"--help"});  // as SIGPROC fake without arguments
   parse(cli, normalize_single_dash(argc, argv, single_dash_names(cli)));
   apply_common_options(o.common);
