@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <span>
@@ -12,6 +11,7 @@
 
 #include "fastpsr/accel.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
 namespace {
@@ -168,8 +168,10 @@ std::int64_t deredden(std::span<std::complex<float>> fft, const DereddenOptions&
 }
 
 std::vector<Birdie> read_zaplist(const std::string& path, double T_s, double baryv) {
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorCode::io, "cannot open the zaplist", path);
+  // Not std::ifstream, which reads a directory as an empty list (nothing zapped, exit 0): a
+  // directory is an error, an unreadable file says why, and the size is bounded.
+  const auto bytes = read_side_file(path, "a zaplist");
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
   std::vector<Birdie> birds;
   std::string line;
   int lineno = 0;

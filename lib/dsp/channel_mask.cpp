@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
 namespace {
@@ -41,12 +41,11 @@ void apply_list(const std::string& text, std::vector<std::uint8_t>& keep, const 
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorCode::io, "cannot open the channel list", path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A directory is an error (std::ifstream read it as an empty file: nothing killed, exit 0), an
+// unreadable file says why, and /dev/zero or an endless FIFO is not read without bound.
+std::string read_text(const std::string& path, std::string_view what) {
+  const auto bytes = read_side_file(path, what);
+  return {bytes.begin(), bytes.end()};
 }
 
 std::string strip_comments(const std::string& text) {
@@ -82,11 +81,12 @@ std::optional<std::vector<char>> zero_one_lines(const std::string& text) {
 std::vector<std::uint8_t> parse_kill_channels(const std::string& spec, int nchans) {
   std::vector<std::uint8_t> keep(static_cast<std::size_t>(nchans), 1);
   std::error_code ec;
+  if (std::filesystem::is_directory(spec, ec)) throw Error(ErrorCode::io, "is a directory, not a file", spec);
   if (!std::filesystem::is_regular_file(spec, ec)) {
     apply_list(spec, keep, "");
     return keep;
   }
-  const std::string text = read_text(spec);
+  const std::string text = read_text(spec, "a channel list");
   if (const auto values = zero_one_lines(text)) {
     if (values->size() == static_cast<std::size_t>(nchans)) {
       for (std::size_t c = 0; c < values->size(); ++c) keep[c] = (*values)[c] == '1' ? 1 : 0;
@@ -108,7 +108,7 @@ std::vector<std::uint8_t> parse_kill_channels(const std::string& spec, int nchan
 }
 
 std::vector<std::uint8_t> read_sigproc_ignore_file(const std::string& path, int nchans) {
-  const std::string text = read_text(path);
+  const std::string text = read_text(path, "a SIGPROC ignore file");
   std::vector<std::uint8_t> keep(static_cast<std::size_t>(nchans), 1);
   std::istringstream words(text);
   std::string w;

@@ -36,15 +36,21 @@ std::vector<std::complex<float>> presto_realfft(std::span<const float> x) {
 }
 
 std::vector<std::complex<float>> read_presto_fft(const std::string& path) {
-  auto bytes = read_all(path);
-  if (bytes.empty() || bytes.size() % sizeof(std::complex<float>) != 0) {
-    throw Error(ErrorCode::format,
-                fmt::format("a PRESTO .fft holds complex float32 pairs (8 bytes each), but the file has {} bytes",
-                            bytes.size()),
-                path);
+  // Read straight into the bins, from a file of known size: a .fft that is /dev/zero or a FIFO
+  // would otherwise grow memory without bound.
+  auto src = open_source(path);
+  const auto size = src->size();
+  if (!size) {
+    throw Error(ErrorCode::format, "not a regular file: a PRESTO .fft is read from a file of known size", path);
   }
-  std::vector<std::complex<float>> bins(bytes.size() / sizeof(std::complex<float>));
-  std::memcpy(bins.data(), bytes.data(), bytes.size());
+  if (*size == 0 || *size % sizeof(std::complex<float>) != 0) {
+    throw Error(
+        ErrorCode::format,
+        fmt::format("a PRESTO .fft holds complex float32 pairs (8 bytes each), but the file has {} bytes", *size),
+        path);
+  }
+  std::vector<std::complex<float>> bins(static_cast<std::size_t>(*size / sizeof(std::complex<float>)));
+  src->read_exact(bins.data(), static_cast<std::size_t>(*size), "data");
   return bins;
 }
 

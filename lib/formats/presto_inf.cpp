@@ -7,6 +7,7 @@
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
 namespace {
@@ -178,7 +179,7 @@ PrestoInf parse_inf(std::string_view text, const std::string& name) {
 }
 
 PrestoInf read_inf(const std::string& path) {
-  const auto bytes = read_all(path);
+  const auto bytes = read_side_file(path, "a PRESTO .inf");
   return parse_inf(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
 }
 

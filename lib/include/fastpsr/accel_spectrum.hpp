@@ -39,7 +39,8 @@ struct Birdie {
 };
 /// Reads a PRESTO zaplist (lines "freq_hz width_hz"; '#' starts a comment line; a leading 'B'
 /// marks a barycentric frequency, others are scaled by (1 + baryv)); each range is at least one
-/// bin wide; sorted by lobin. Throws Error(format) naming the file and line for a bad line.
+/// bin wide; sorted by lobin. Throws Error(format) naming the file and line for a bad line;
+/// Error(io) for a directory or a file that cannot be read, Error(format) for one over 1 MiB.
 std::vector<Birdie> read_zaplist(const std::string& path, double T_s, double baryv);
 /// Replaces bins floor(lobin) .. ceil(hibin)-1 of each birdie with chi^2(2 dof) noise of the
 /// local median-based mean power (200 bins each side, after a 100-bin guard), random phases,

@@ -15,7 +15,8 @@ namespace fastpsr {
 std::vector<std::complex<float>> presto_realfft(std::span<const float> x);
 
 /// Reads a .fft file whole; throws Error(format) naming the path when its size is not a
-/// multiple of 8 bytes or it is empty.
+/// multiple of 8 bytes, it is empty, or it is not a regular file (a device or FIFO, whose size
+/// is unknown: memory is bounded by the file's size).
 std::vector<std::complex<float>> read_presto_fft(const std::string& path);
 /// Writes a .fft file (temporary name + rename).
 void write_presto_fft(const std::string& path, std::span<const std::complex<float>> bins);
