@@ -169,6 +169,10 @@ PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int 
   return s;
 }
 
+namespace {
+constexpr double kMaxCoeffAbsSum = 1e12;
+}  // namespace
+
 std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
   const auto bytes = read_all(path);
   std::vector<float> out;
@@ -225,6 +229,18 @@ std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
   if (sum == 0.0) {
     throw Error(ErrorCode::format,
                 "the coefficients sum to zero: a PPF prototype is a low-pass filter, whose sum sets the gain", path);
+  }
+  // The output scales with the coefficients: through coefficients whose absolute sum passes
+  // 1e12, the channel powers of full-scale 16-bit voltages (|x| up to 32768·√2) could pass
+  // float32's range, and a filterbank of inf and NaN would be written with exit status 0.
+  double abs_sum = 0.0;
+  for (float v : out) abs_sum += std::abs(static_cast<double>(v));
+  if (abs_sum > kMaxCoeffAbsSum) {
+    throw Error(ErrorCode::format,
+                fmt::format("the coefficients' absolute sum {:.4g} is above {:.0e}: channel powers would pass "
+                            "float32's range; scale them down (ppf's own windows sum to the channel count)",
+                            abs_sum, kMaxCoeffAbsSum),
+                path);
   }
   return out;
 }

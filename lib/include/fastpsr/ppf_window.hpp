@@ -55,8 +55,9 @@ PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int 
 
 /// External coefficients (--coeffs): `count` = C·T values in Algorithm 1 order, either raw
 /// little-endian float32 (a file of exactly 4·count bytes) or text (numbers separated by
-/// white space or commas, '#' comments). Error(format) naming the file for a wrong count or a
-/// value that is not a finite number; Error(io) when it cannot be read.
+/// white space or commas, '#' comments). Error(format) naming the file for a wrong count, a
+/// value that is not a finite number, a zero sum or an absolute sum above 1e12 (outputs past
+/// float32's range); Error(io) when it cannot be read.
 std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count);
 
 }  // namespace fastpsr

@@ -211,6 +211,26 @@ TEST_CASE("ppf output: 8-bit scaling from the first rows, the same bytes for any
   CHECK(few.calibrated());
 }
 
+TEST_CASE("ppf output: external coefficients whose scale would overflow float32 are refused") {
+  // 64 coefficients of 3e38 (finite floats): an all-inf filterbank, exit 0, before the check.
+  test::TempDir dir;
+  std::string big;
+  for (int i = 0; i < 64; ++i) big += "3e38 ";
+  test::write_file(dir / "big.txt", std::vector<std::uint8_t>(big.begin(), big.end()));
+  CHECK_THROWS_WITH_AS(read_ppf_coeffs((dir / "big.txt").string(), 64),
+                       doctest::Contains("the coefficients' absolute sum 1.92e+40 is above 1e+12"), Error);
+  // Alternating signs do not hide the scale.
+  std::string alt;
+  for (int i = 0; i < 64; ++i) alt += i % 2 == 0 ? "1e11 " : "-0.99e11 ";
+  test::write_file(dir / "alt.txt", std::vector<std::uint8_t>(alt.begin(), alt.end()));
+  CHECK_THROWS_WITH_AS(read_ppf_coeffs((dir / "alt.txt").string(), 64), doctest::Contains("scale them down"), Error);
+  // 16-bit integer coefficients (a common export) of 16 x 64 taps are fine.
+  std::string ints;
+  for (int i = 0; i < 1024; ++i) ints += "32767 ";
+  test::write_file(dir / "ints.txt", std::vector<std::uint8_t>(ints.begin(), ints.end()));
+  CHECK(read_ppf_coeffs((dir / "ints.txt").string(), 1024).size() == 1024);
+}
+
 TEST_CASE("ppf output: external coefficients, binary or text") {
   test::TempDir dir;
   const std::vector<float> c = {0.5F, -1.25F, 3.0F, 1e-3F, 2.0F, 0.0F};
