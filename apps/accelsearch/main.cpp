@@ -128,7 +128,9 @@ void add_options(CLI::App& app, Options& o) {
                  "CPU search: FFTW planning of the correlations, estimate, measure or patient (measured plans are "
                  "kept in --wisdom, so that later runs use the same plans and give the same bits)")
       ->capture_default_str();
-  app.add_option("--wisdom", o.wisdom, "FFTW wisdom file ('none' to skip); default ~/.cache/fastpsr/fftwf-wisdom");
+  app.add_option("--wisdom", o.wisdom,
+                 "FFTW wisdom file ('none' to skip); default $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else "
+                 "~/.cache/fastpsr/fftwf-wisdom");
   app.add_flag("--serial", o.serial,
                "One trial at a time, and a new searcher whenever the series length changes (the behaviour before "
                "2026-11-26; for timing comparisons)");

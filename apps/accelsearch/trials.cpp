@@ -194,8 +194,9 @@ class Searcher {
       done = flush();
       if (s_.serial) reuse_.drop();
       const AccelPlan& plan = t->plan;
-      log_verbose("plan: r {}..{} bins ({:.3f}..{:.3f} Hz), z -{}..{}, {} harmonics, thresholds {}", plan.rlo, plan.rhi,
-                  plan.rlo / plan.T_s, plan.rhi / plan.T_s, want.zmax, want.zmax, want.numharm,
+      log_verbose("plan: r {}..{} bins ({:.3f}..{:.3f} Hz), z {}, {} harmonics, thresholds {}", plan.rlo, plan.rhi,
+                  plan.rlo / plan.T_s, plan.rhi / plan.T_s,
+                  want.zmax == 0 ? std::string("0") : fmt::format("-{}..{}", want.zmax, want.zmax), want.numharm,
                   fmt::join(want.powcut, " "));
       reuse_.ensure(want);
     }

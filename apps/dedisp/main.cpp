@@ -194,8 +194,9 @@ void check_dm_options(const Options& o) {
                       (!o.dm_plan.empty() ? 1 : 0) + (o.lodm >= 0.0 || o.numdms > 0 ? 1 : 0);
   if (sources != 1) {
     usage_error(
-        "give the DM trials once: --dm lo:hi:step, -d DM, --dm-list FILE, --dm-plan auto, or "
-        "--lodm/--dmstep/--numdms");
+        fmt::format("give the DM trials{}: --dm lo:hi:step, -d DM, --dm-list FILE, --dm-plan auto, or "
+                    "--lodm/--dmstep/--numdms{}",
+                    sources == 0 ? "" : " once", sources == 0 ? " (none was given)" : ""));
   }
   FASTPSR_EXPECTS(o.downsample >= 1, "--downsample must be at least 1, got {}", o.downsample);
   FASTPSR_EXPECTS(o.dm_plan.empty() || o.downsample == 1,
@@ -222,7 +223,8 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
     const DmPlan plan = make_ddplan(obs, po);
     if (show_only) {
       std::fputs(format_ddplan(plan, obs, po, o.input).c_str(), stdout);
-      std::printf("%zu DM trials in %zu ranges (tolerance %g%s)\n", plan.total_dms(), plan.steps.size(), o.dm_tol,
+      std::printf("%zu DM trials in %zu range%s (tolerance %g%s)\n", plan.total_dms(), plan.steps.size(),
+                  plan.steps.size() == 1 ? "" : "s", o.dm_tol,
                   o.plan_nsub > 0 ? fmt::format(", {} subbands as prepsubband would use", o.plan_nsub).c_str() : "");
     }
     std::vector<Range> r;

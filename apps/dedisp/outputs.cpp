@@ -279,7 +279,7 @@ class TimStream final : public Output {
   }
 
   [[nodiscard]] std::string describe() const override {
-    return fmt::format("{} (tim-stream, {} records)", writer_->name(), series_.size());
+    return fmt::format("{}, {} records", writer_->name(), series_.size());
   }
 
  private:
@@ -352,7 +352,7 @@ class DmTimeFilterbank final : public Output {
   }
 
   [[nodiscard]] std::string describe() const override {
-    return fmt::format("{} (DM-time filterbank, {} DMs)", opts_.path.empty() ? "-" : opts_.path, queues_.size());
+    return fmt::format("{}, a DM-time filterbank of {} DMs", opts_.path.empty() ? "-" : opts_.path, queues_.size());
   }
 
  private:

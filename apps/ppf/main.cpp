@@ -238,7 +238,9 @@ int run(int argc, char** argv) {
   g_run->add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune ppf`)");
   g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
   g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
-  g_run->add_option("--wisdom", o.wisdom, "FFTW wisdom file ('none' to skip); default ~/.cache/fastpsr/fftwf-wisdom");
+  g_run->add_option("--wisdom", o.wisdom,
+                    "FFTW wisdom file ('none' to skip); default $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else "
+                    "~/.cache/fastpsr/fftwf-wisdom");
   parse(app, argc, argv);
   apply_common_options(o.common);
 

@@ -48,7 +48,10 @@ struct Options {
 };
 
 void add_run_options(CLI::App* sub, Options& o) {
-  sub->add_option("--budget", o.budget, "Seconds of measuring (per problem, shared by a plan's DM ranges)")
+  sub->add_option(
+         "--budget", o.budget,
+         "Seconds of measuring in all, shared equally by the problems of the run (the DM ranges of a dedisp plan; "
+         "accel and ppf tune one)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   sub->add_flag("--dry-run", o.dry_run, "List the problem's key and the candidates, measure nothing (no GPU needed)");

@@ -443,6 +443,7 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       {fil.string() + " -d 5 -o /proc/no-such-dir/x", 1, "/proc/no-such-dir"},
       {(tmp / "missing.fil").string() + " -d 5 -o " + (tmp / "x").string(), 1, "missing.fil"},
       {fil.string() + " --dm 0:5:1 -d 3", 2, "give the DM trials once"},
+      {fil.string() + " -o " + (tmp / "x").string(), 2, "give the DM trials: --dm lo:hi:step"},
       {fil.string() + " -d 5 --format dat -B 8 -o " + (tmp / "x").string(), 2, "float32"},
       {fil.string() + " -d 5 --baseline mean:3 -o " + (tmp / "x").string(), 2, "--baseline"},
       {fil.string() + " -d 5 --device cpu --cpu-config isa=sse9 -o " + (tmp / "x").string(), 2, "isa=sse9"},
