@@ -106,7 +106,7 @@ DedispEngine::DedispEngine(const DedispPlan& plan, const DedispOptions& options,
   const double shape_ms = ms_since(t0);
   t0 = SetupClock::now();
   const std::size_t requested = cfg_.gulp != 0 ? cfg_.gulp : options.gulp_samples;
-  choose_gulp(requested, slots);
+  choose_gulp(requested, slots, options.input_samples);
   cfg_.gulp = gulp_ds_ * static_cast<std::size_t>(plan_.downsample());
 
   d_records_ = DeviceBuffer<std::int32_t>(records_.ints.size());
@@ -521,7 +521,7 @@ std::size_t DedispEngine::bytes_for(std::size_t gulp_ds, int slots) const {
          nkept * g_words * 4 + 2 * nkept * hist * element_bytes_ + records_.ints.size() * 4 + nkept * sizeof(int);
 }
 
-void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
+void DedispEngine::choose_gulp(std::size_t requested_in, int slots, std::uint64_t input_samples) {
   const auto D = static_cast<std::size_t>(plan_.downsample());
   const std::size_t ndms = plan_.ndms();
   std::size_t want = requested_in / D;
@@ -538,6 +538,9 @@ void DedispEngine::choose_gulp(std::size_t requested_in, int slots) {
     want = std::min<std::size_t>({(32 * kMiB) / (4 * ndms), (64 * kMiB) / (bps_ * D), std::size_t{1} << 22});
     want = std::max(want, std::min<std::size_t>(1024, (256 * kMiB) / (4 * ndms)));
     want = std::max<std::size_t>(want, 1);
+    // No longer than an input of known length (its pinned and device buffers would only be
+    // larger; the output is the same for any gulp).
+    if (input_samples > 0) want = std::min<std::size_t>(want, static_cast<std::size_t>((input_samples + D - 1) / D));
   }
   const auto [free_bytes, total_bytes] = memory_info();
   std::size_t budget = free_bytes > 64 * kMiB ? free_bytes - 64 * kMiB : 0;

@@ -76,7 +76,7 @@ class DedispEngine {
   /// driver reserves 1 KiB a block beside it).
   [[nodiscard]] std::size_t blocks_per_sm_by_shared(std::size_t shared_bytes) const;
   void choose_subband_shape();
-  void choose_gulp(std::size_t requested_in, int slots);
+  void choose_gulp(std::size_t requested_in, int slots, std::uint64_t input_samples);
   [[nodiscard]] std::size_t bytes_for(std::size_t gulp_ds, int slots) const;
 
   DedispPlan plan_;

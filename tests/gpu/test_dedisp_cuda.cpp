@@ -551,6 +551,14 @@ TEST_CASE("cuda dedisp: describe() names the configuration and the sizes") {
   CHECK(d->device_bytes() > 0);
   CHECK(d->host_bytes() > 0);
   CHECK(d->gulp_samples() == 4096);
+  // The default gulp is no longer than an input of known length (downsampled: whole output
+  // samples of it); a given gulp stays.
+  DedispOptions short_input;
+  short_input.input_samples = 3001;
+  CHECK(cuda::make_dedisperser(test::make_case_plan(c), short_input, 0)->gulp_samples() == 3001);
+  CHECK(cuda::make_dedisperser(test::make_case_plan(c), DedispOptions{}, 0)->gulp_samples() > 3001);
+  short_input.gulp_samples = 4096;
+  CHECK(cuda::make_dedisperser(test::make_case_plan(c), short_input, 0)->gulp_samples() == 4096);
   // The staged kernel unless the subband kernel is asked for.
   CHECK(text.find("subband=0") != std::string::npos);
   opt.gpu_config["subband"] = "4";

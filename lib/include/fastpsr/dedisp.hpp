@@ -113,8 +113,8 @@ struct DedispBlock {
 
 struct DedispOptions {
   std::size_t gulp_samples = 0;  ///< new input samples per push; 0 = backend default
-  /// The input's length in samples where known (0: not known). The CPU backend's default gulp
-  /// is no longer than it (an explicit gulp_samples is taken as given).
+  /// The input's length in samples where known (0: not known). The backends' default gulps are
+  /// no longer than it (an explicit gulp_samples is taken as given).
   std::uint64_t input_samples = 0;
   std::map<std::string, std::string> gpu_config;  ///< --gpu-config key=value (CUDA backend)
   /// CUDA backend: put the tuning database's entry (fastpsr/tuning.hpp) under gpu_config's keys.
