@@ -473,6 +473,20 @@ int run(int argc, char** argv) {
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
   }
+  // A file of known length that holds no whole sample (after --start) is refused before any
+  // per-channel table is built: the header may claim up to 2^30 channels over a few bytes of
+  // data (QA pass 16, P1), and the tables would take GBs.
+  if (reader->nsamples() && *reader->nsamples() <= o.start) {
+    if (*reader->nsamples() == 0) {
+      throw Error(ErrorCode::format,
+                  fmt::format("the data hold no whole sample ({} channels of {} bits each, {} IF{})", h.nchans, h.nbits,
+                              h.nifs, h.nifs == 1 ? "" : "s"),
+                  reader->name());
+    }
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("--start {}: the input holds only {} samples", o.start, *reader->nsamples()),
+                reader->name());
+  }
   DedispInput input = DedispInput::from_header(h, reader->name());
 
   bool show_only = false;

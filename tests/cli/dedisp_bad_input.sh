@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# dedisp on malformed input (QA pass 16): each is refused with a message naming the file and the
+# problem (status 1 for the data, 2 for a usage error), quickly and in bounded memory.
+set -u
+bin=${FASTPSR_BIN:?}
+[ -x "$bin/dedisp" ] || { echo "skipped: $bin/dedisp is not built"; exit 77; }
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp"
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+
+# fil OUT NCHANS DATA_BYTES [key=double ...]: a SIGPROC filterbank header (8 bits, 64 us, fch1
+# 1500 MHz, foff -1e-6 MHz, tstart 60000) followed by DATA_BYTES bytes of data.
+fil() {
+  python3 - "$@" <<'PY'
+import struct, sys
+out, nchans, nbytes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = {"fch1": 1500.0, "foff": -1e-6, "tstart": 60000.0, "tsamp": 64e-6}
+for kv in sys.argv[4:]:
+    k, v = kv.split("=")
+    d[k] = float(v)
+tok = lambda s: struct.pack("<i", len(s)) + s.encode()
+h = tok("HEADER_START") + tok("data_type") + struct.pack("<i", 1)
+for k in ("fch1", "foff", "tstart", "tsamp"):
+    h += tok(k) + struct.pack("<d", d[k])
+h += tok("nchans") + struct.pack("<i", nchans) + tok("nbits") + struct.pack("<i", 8)
+h += tok("nifs") + struct.pack("<i", 1) + tok("HEADER_END")
+open(out, "wb").write(h + bytes(i % 251 for i in range(nbytes)))
+PY
+}
+
+# P1: a header claiming 2^28 channels over 1000 bytes of data (no whole sample) is refused before
+# any per-channel table (those took 11.5 GB and 17 s): under 1 GB of address space, in seconds.
+fil huge.fil 268435456 1000
+mkdir out
+expect_exit 1 "dedisp: error: huge.fil: the data hold no whole sample (268435456 channels of 8 bits" \
+  bash -c "ulimit -v 1000000 && timeout 60 '$bin/dedisp' huge.fil --device cpu --dm 5 -o out/x"
+check "nothing written: $(ls -A out)" test -z "$(ls -A out)"
+# A --start past the end of a short file: refused the same way, naming --start.
+fil small.fil 16 1600
+expect_exit 2 "dedisp: error: small.fil: --start 100: the input holds only 100 samples" \
+  "$bin/dedisp" small.fil --device cpu --dm 5 --start 100 -o out/x
+
+exit $fail
