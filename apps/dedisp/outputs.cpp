@@ -2,6 +2,8 @@
 #include "outputs.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -125,20 +127,29 @@ class FileSeries final : public Output {
 
   [[nodiscard]] bool parallel_writes() const noexcept override { return !spool_; }
 
+  // A run that fails here (a full disk, an unwritable name) leaves none of its files: those
+  // already renamed into place are removed, so that no partial set of DM trials (or a .dat
+  // without its .inf) looks like a finished run's output (QA pass 16, P16).
   void finish(const std::vector<std::uint64_t>& lengths) override {
-    if (!spool_) {
-      stop_openers();
-      for_each_series([&](std::size_t i) {
-        ensure_open(i);
-        complete(std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
-      });
-      return;
-    }
-    for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
-      auto sink = open_series(i);
-      spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
-      spool_->release(i);
-      complete(std::move(sink), open_inf(i), i, lengths[i]);
+    committed_ = std::make_unique<std::atomic<unsigned>[]>(series_.size());
+    try {
+      if (!spool_) {
+        stop_openers();
+        for_each_series([&](std::size_t i) {
+          ensure_open(i);
+          complete(std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
+        });
+        return;
+      }
+      for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
+        auto sink = open_series(i);
+        spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
+        spool_->release(i);
+        complete(std::move(sink), open_inf(i), i, lengths[i]);
+      }
+    } catch (...) {
+      remove_committed();
+      throw;
     }
   }
 
@@ -204,16 +215,39 @@ class FileSeries final : public Output {
     openers_.clear();
   }
 
+  // The .inf is written before either file is renamed into place; committed_[i] records which
+  // were (kDatCommitted, kInfCommitted) for remove_committed().
   void complete(std::unique_ptr<ByteSink> sink, std::unique_ptr<ByteSink> inf, std::size_t i, std::uint64_t n) {
     sink->flush();
     sink->start_writeback();
-    sink->commit();
     if (inf) {
       const std::string text = format_inf(inf_for(i, n));
       inf->write(text.data(), text.size());
+      inf->flush();
+    }
+    sink->commit();
+    committed_[i] |= kDatCommitted;
+    if (inf) {
       inf->commit();
+      committed_[i] |= kInfCommitted;
     }
   }
+
+  // Removes the files of this run already renamed into place. Only regular files: a target
+  // that is a device, FIFO or a link to one was written in place and is not ours to remove.
+  void remove_committed() noexcept {
+    auto remove_file = [](const std::string& path) {
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+    };
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+      const unsigned done = committed_[i].load();
+      if ((done & kDatCommitted) != 0) remove_file(paths_[i]);
+      if ((done & kInfCommitted) != 0) remove_file(presto_root(paths_[i]) + ".inf");
+    }
+  }
+  static constexpr unsigned kDatCommitted = 1;
+  static constexpr unsigned kInfCommitted = 2;
 
   // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
   // a note saying what the file holds.
@@ -244,6 +278,7 @@ class FileSeries final : public Output {
   std::vector<std::thread> openers_;
   std::atomic<bool> stop_{false};
   std::unique_ptr<SeriesSpool> spool_;
+  std::unique_ptr<std::atomic<unsigned>[]> committed_;  // per series, by finish()
 };
 
 // A stream of .tim records, one per series (tim_stream.hpp), each header carrying its exact
