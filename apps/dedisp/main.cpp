@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -488,6 +489,13 @@ int run(int argc, char** argv) {
                 reader->name());
   }
   DedispInput input = DedispInput::from_header(h, reader->name());
+  // A non-finite tstart is unknown: the outputs' epoch is 0, as a .tim input's is read
+  // (timeseries_from_sigproc), not NaN in every .tim and .inf (QA pass 16, P2).
+  SigprocHeader out_header = h;
+  if (!std::isfinite(h.tstart)) {
+    log_warning("{}: tstart is {}: the epoch is unknown, and the outputs' tstart is 0", reader->name(), h.tstart);
+    out_header.tstart = 0.0;
+  }
 
   bool show_only = false;
   const std::vector<Range> ranges = dm_ranges(o, h, show_only);
@@ -662,7 +670,7 @@ int run(int argc, char** argv) {
   for (const auto& p : plans) max_delay = std::max(max_delay, p.max_delay * p.downsample());
   check_host_memory(mem.total(), mem.describe(false), mem.hint(o, gulp, max_delay), reader->name());
 
-  auto output = timed(times.outputs, [&] { return make_output(oo, h, metas); });
+  auto output = timed(times.outputs, [&] { return make_output(oo, out_header, metas); });
   log_verbose("output: {} ({}, {}-bit)", output->describe(), to_string(format),
               format == OutputFormat::dat ? 32 : o.nbits_out);
   std::vector<SeriesChain> chains;

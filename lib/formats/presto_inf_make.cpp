@@ -102,9 +102,12 @@ PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
   d.ra = presto_ra_string(h.src_raj);
   d.dec = presto_dec_string(h.src_dej);
   d.observer = "unset";
+  // A tstart that is not a finite MJD an int holds (NaN, inf, 1e30) is unknown: epoch 0, as
+  // timeseries_from_sigproc reads it; the cast would be undefined (QA pass 16, P2).
   const double day = std::floor(h.tstart);
-  d.mjd_i = static_cast<int>(day);
-  d.mjd_f = h.tstart - day;
+  const bool known = std::isfinite(day) && std::fabs(day) < 1e9;
+  d.mjd_i = known ? static_cast<int>(day) : 0;
+  d.mjd_f = known ? h.tstart - day : 0.0;
   d.bary = 0;
   d.N = static_cast<double>(r.nsamples);
   d.dt = r.tsamp_s > 0.0 ? r.tsamp_s : h.tsamp;

@@ -43,4 +43,14 @@ fil small.fil 16 1600
 expect_exit 2 "dedisp: error: small.fil: --start 100: the input holds only 100 samples" \
   "$bin/dedisp" small.fil --device cpu --dm 5 --start 100 -o out/x
 
+# P2: a NaN tstart is an unknown epoch: 0 in the .inf and the .tim, with a warning naming the file
+# (it was "-2147483648.nan" in the .inf and NaN in the .tim).
+fil nan.fil 16 64000 tstart=nan
+expect_exit 0 "dedisp: warning: nan.fil: tstart is nan: the epoch is unknown" \
+  "$bin/dedisp" nan.fil --device cpu --dm 0:10:5 -o out/n
+check "the .inf's epoch is 0" grep -q "Epoch of observation (MJD)  *=  *0\.0*$" out/n_DM5.00.inf
+check "no NaN in the .inf" bash -c "! grep -qi nan out/n_DM5.00.inf"
+expect_exit 0 "tstart is nan" "$bin/dedisp" nan.fil --device cpu -d 5 -o out/n.tim
+check "the .tim's tstart is 0" bash -c "'$bin/header' out/n.tim -tstart | grep -qx '0\(\.0*\)\?'"
+
 exit $fail

@@ -319,6 +319,23 @@ TEST_CASE("make_inf_for: values for a header PRESTO would see differently") {
   CHECK(make_inf_for(h, r).fov == 3600.0);
 }
 
+TEST_CASE("make_inf_for: a tstart that is not a finite MJD gives epoch 0") {
+  SigprocHeader h;
+  h.tsamp = 1e-4;
+  h.fch1 = 1500.0;
+  h.foff = -1.0;
+  h.nchans = 4;
+  const InfRequest r{.name = "x", .nsamples = 10, .analyzer = "someone"};
+  for (const double t : {std::nan(""), HUGE_VAL, -HUGE_VAL, 1e30}) {
+    CAPTURE(t);
+    h.tstart = t;
+    const PrestoInf d = make_inf_for(h, r);
+    CHECK(d.mjd_i == 0);
+    CHECK(d.mjd_f == 0.0);
+    CHECK(format_inf(d).find("nan") == std::string::npos);
+  }
+}
+
 TEST_CASE("timeseries: the PRESTO and SIGPROC peer outputs read with the right N and values" *
           doctest::skip(!test::have_shared_data())) {
   const auto peers = *test::shared_data_dir() / "peer-outputs";
