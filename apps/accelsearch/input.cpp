@@ -32,6 +32,21 @@ void check_finite(const std::vector<float>& x, const std::string& path) {
   }
 }
 
+// The sample time of a series to search: a finite time the candidates' periods and frequencies
+// can be written with (tsamp 1e-300 s gave periods of 1e-295 s, written as "nan(-2147483648"
+// in the ACCEL file; QA pass 16, P19).
+constexpr double kMinSampleTime = 1e-12;  // s
+constexpr double kMaxSampleTime = 1e6;    // s
+
+void check_sample_time(double dt, const std::string& path) {
+  if (!(std::isfinite(dt) && dt >= kMinSampleTime && dt <= kMaxSampleTime)) {
+    throw Error(ErrorCode::format,
+                fmt::format("the sample time {} s is not one accelsearch can search ({} to {} s)", dt, kMinSampleTime,
+                            kMaxSampleTime),
+                path);
+  }
+}
+
 }  // namespace
 
 AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const RealFft& fft) {
@@ -40,6 +55,7 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const
   in.root = root;
   auto& x = ts.samples;
   if (x.empty()) throw Error(ErrorCode::format, "the time series is empty", ts.path);
+  check_sample_time(ts.tsamp_s, ts.path);
   check_finite(x, ts.path);
   if (x.size() % 2 != 0) {
     // dedisp's trials lose a few samples each as the DM grows, so about half of a run's trials
@@ -88,6 +104,7 @@ AccelInput read_accel_input(const std::string& path, const RealFft& fft) {
   }
   in.inf_text = read_text(inf_path);
   in.inf = parse_inf(in.inf_text, inf_path);
+  check_sample_time(in.inf.dt, inf_path);
   in.fft = read_presto_fft(path);
   in.from_fft = true;
   // PRESTO's rednoise writes <name>_red.fft, already de-reddened and normalised.

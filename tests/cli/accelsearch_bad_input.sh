@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# accelsearch on malformed input and outputs (QA pass 16): refused with a message naming the file
+# and the problem, before the search where it can be.
+set -u
+bin=${FASTPSR_BIN:?}
+for tool in fake-pulsar dedisp accelsearch; do
+  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
+done
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp"
+export XDG_CACHE_HOME="$tmp/cache"
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+
+"$bin/fake-pulsar" -q --nchans 16 --nbits 8 --nsamples 8192 --period 20 --dm 5 --fold-snr 20 --seed 4 -o f.fil
+"$bin/dedisp" -q f.fil -d 5 -o t.tim
+
+# set_tsamp IN OUT VALUE: a copy of the .tim with its tsamp replaced.
+set_tsamp() {
+  python3 - "$@" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.index(b"\x05\x00\x00\x00tsamp") + 9
+b[i:i + 8] = struct.pack("<d", float(sys.argv[3]))
+open(sys.argv[2], "wb").write(b)
+PY
+}
+
+# P19: a sample time of 1e-300 s gave periods of 1e-295 s, written as "nan(-2147483648".
+for ts in 1e-300 1e300; do
+  set_tsamp t.tim "ts$ts.tim" "$ts"
+  expect_exit 1 "accelsearch: error: ts$ts.tim: the sample time .* s is not one accelsearch can search" \
+    "$bin/accelsearch" --device cpu --zmax 4 "ts$ts.tim"
+  check "tsamp $ts: no ACCEL file" test -z "$(ls | grep "ts$ts.*ACCEL")"
+done
+
+exit $fail
