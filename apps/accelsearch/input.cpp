@@ -11,6 +11,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/presto_fft.hpp"
+#include "fastpsr/side_file.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -19,8 +20,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A .inf is read with a bound (a link to /dev/zero or a FIFO must not grow memory without limit).
 std::string read_text(const std::string& path) {
-  const auto bytes = read_all(path);
+  const auto bytes = read_side_file(path, "a PRESTO .inf");
   return {bytes.begin(), bytes.end()};
 }
 
