@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -244,6 +245,15 @@ int run(int argc, char** argv) {
     if (o.dered_given.empty() && app.count(name) > 0) o.dered_given = name;
   }
   const AccelConfig config = finish_config(o);
+  // The sifted table's files are created now (as temporaries, renamed once written), so that an
+  // -o that cannot be written fails before the search, not after it (QA pass 16, P15).
+  const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
+  std::unique_ptr<ByteSink> csv_sink;
+  std::unique_ptr<ByteSink> txt_sink;
+  if (o.inputs.size() > 1 || o.sift_requested || streaming) {
+    csv_sink = open_sink(o.out + ".csv");
+    txt_sink = open_sink(o.out + ".txt");
+  }
   // A GPU's context (a few hundred ms) is created on another thread while the first trials are
   // read and transformed.
   DeviceWarmup warmup(o.common.device);
@@ -258,7 +268,6 @@ int run(int argc, char** argv) {
   const cpu::FftwWisdomFile wisdom(o.wisdom, sopts.fftw_effort, device.backend == Backend::cpu);
   sopts.plane_memory = plane_memory_limit(o);
 
-  const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
   TrialSettings settings;
   settings.config = config;
   settings.search = sopts;
@@ -302,8 +311,13 @@ int run(int argc, char** argv) {
   }
   if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
     const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
-    write_text(o.out + ".csv", format_sift_csv(sifted));
-    write_text(o.out + ".txt", format_sift_summary(sifted));
+    auto write_table = [](std::unique_ptr<ByteSink>& sink, const std::string& path, const std::string& text) {
+      if (!sink) sink = open_sink(path);
+      sink->write(text.data(), text.size());
+      sink->commit();
+    };
+    write_table(csv_sink, o.out + ".csv", format_sift_csv(sifted));
+    write_table(txt_sink, o.out + ".txt", format_sift_summary(sifted));
     log_info("{} sifted candidates from {} DM trials in {}.csv and {}.txt", sifted.candidates.size(),
              sift_inputs.size(), o.out, o.out);
   }

@@ -36,4 +36,18 @@ for ts in 1e-300 1e300; do
   check "tsamp $ts: no ACCEL file" test -z "$(ls | grep "ts$ts.*ACCEL")"
 done
 
+# P15: the sifted table's destination is checked before the search (it failed after it).
+cp t.tim u.tim
+expect_exit 1 "nodir/c.csv: cannot create output file: directory 'nodir' does not exist" \
+  "$bin/accelsearch" --device cpu --zmax 0 t.tim u.tim -o nodir/c
+check "no search was made (no ACCEL file)" test -z "$(ls | grep ACCEL)"
+mkdir c.csv
+expect_exit 1 "c.csv: is a directory" "$bin/accelsearch" --device cpu --zmax 0 t.tim u.tim -o c
+check "no search was made (no ACCEL file)" test -z "$(ls | grep ACCEL)"
+rmdir c.csv
+# A writable -o: the table is written, and no temporary is left.
+check "accelsearch -o c runs" "$bin/accelsearch" -q --device cpu --zmax 0 t.tim u.tim -o c
+check "c.csv and c.txt written" test -s c.csv -a -s c.txt
+check "no temporary left: $(ls -A | grep tmp)" test -z "$(ls -A | grep '\.tmp\.')"
+
 exit $fail
