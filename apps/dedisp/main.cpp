@@ -55,7 +55,7 @@ that DM, in output samples): no padding. The plain sum over channels is written 
 struct Options {
   std::string input;
   std::string dm_range;
-  std::vector<double> single_dm;
+  std::optional<double> single_dm;
   std::string dm_list;
   std::string dm_plan;
   double dm_min = 0.0;
@@ -94,7 +94,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("input", o.input, "SIGPROC filterbank file, or - for stdin")->required();
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
-  app.add_option("-d", o.single_dm, "One DM (SIGPROC dedisperse -d)")->group(trials)->expected(1);
+  // One value: a vector took the input after it as a second DM (`dedisp -d 5 obs.fil`, QA pass 16, P5).
+  app.add_option("-d", o.single_dm, "One DM (SIGPROC dedisperse -d)")->group(trials);
   app.add_option("--dm-list", o.dm_list, "File of DMs (whitespace or commas, # comments)")->group(trials);
   app.add_option("--dm-plan", o.dm_plan,
                  "auto: DDplan-style ranges between --dm-min and --dm-max; show: print that plan and exit")
@@ -191,7 +192,7 @@ struct Range {
 // The checks of the DM options that need no input: made before the input is opened, so that a
 // usage error is reported as one (status 2) even when the input is missing too.
 void check_dm_options(const Options& o) {
-  const int sources = (!o.dm_range.empty() ? 1 : 0) + (!o.single_dm.empty() ? 1 : 0) + (!o.dm_list.empty() ? 1 : 0) +
+  const int sources = (!o.dm_range.empty() ? 1 : 0) + (o.single_dm ? 1 : 0) + (!o.dm_list.empty() ? 1 : 0) +
                       (!o.dm_plan.empty() ? 1 : 0) + (o.lodm >= 0.0 || o.numdms > 0 ? 1 : 0);
   if (sources != 1) {
     usage_error(
@@ -203,7 +204,7 @@ void check_dm_options(const Options& o) {
   FASTPSR_EXPECTS(o.dm_plan.empty() || o.downsample == 1,
                   "--downsample does not go with --dm-plan, which chooses it per range");
   if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
-  if (!o.single_dm.empty()) FASTPSR_EXPECTS(o.single_dm[0] >= 0.0, "-d {}: DMs are not negative", o.single_dm[0]);
+  if (o.single_dm) FASTPSR_EXPECTS(*o.single_dm >= 0.0, "-d {}: DMs are not negative", *o.single_dm);
   if (o.lodm >= 0.0 || o.numdms > 0) {
     FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
                     "--lodm needs --numdms > 0 and --dmstep > 0 (got lodm {}, numdms {}, dmstep {})", o.lodm, o.numdms,
@@ -235,7 +236,7 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
   Range r;
   r.downsample = o.downsample;
   if (!o.dm_range.empty()) r.dms = parse_dm_range(o.dm_range);
-  if (!o.single_dm.empty()) r.dms = o.single_dm;
+  if (o.single_dm) r.dms = {*o.single_dm};
   if (!o.dm_list.empty()) r.dms = read_dm_list(o.dm_list);
   if (o.lodm >= 0.0 || o.numdms > 0) {
     for (int i = 0; i < o.numdms; ++i) r.dms.push_back(o.lodm + i * o.dmstep);

@@ -53,4 +53,12 @@ check "no NaN in the .inf" bash -c "! grep -qi nan out/n_DM5.00.inf"
 expect_exit 0 "tstart is nan" "$bin/dedisp" nan.fil --device cpu -d 5 -o out/n.tim
 check "the .tim's tstart is 0" bash -c "'$bin/header' out/n.tim -tstart | grep -qx '0\(\.0*\)\?'"
 
+# P5: -d takes one DM, so the input may follow it (`dedisp -d 5 obs.fil` took the file as a
+# second DM and failed with CLI11's "At Most 1 required but received 2").
+fil ok.fil 16 64000
+check "dedisp -d 5 ok.fil runs" "$bin/dedisp" -q -d 5 ok.fil --device cpu -o out/a.tim
+check "dedisp ok.fil -d 5 runs" "$bin/dedisp" -q ok.fil -d 5 --device cpu -o out/b.tim
+check "both orders give the same file" cmp out/a.tim out/b.tim
+expect_exit 2 "dedisp: error: -d" "$bin/dedisp" -d 5 -d 6 ok.fil --device cpu -o out/c.tim
+
 exit $fail
