@@ -194,6 +194,16 @@ void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_ar
 
 void set_error_file(std::string path) { g_error_file = std::move(path); }
 
+CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        const auto first = s.find_first_not_of(" \t");
+        if (first != std::string::npos && s[first] == '-') return s + " is negative: give a whole number, 0 or more";
+        return {};
+      },
+      "");
+}
+
 std::string format_bytes(std::size_t bytes) {
   const auto b = static_cast<double>(bytes);
   if (b >= 1024.0 * 1048576.0) return fmt::format("{:.2f} GiB", b / (1024.0 * 1048576.0));

@@ -46,6 +46,11 @@ void apply_common_options(const CommonOptions& opts);
 /// A usage error raised by a tool after parsing (exit 2).
 [[noreturn]] void usage_error(const std::string& message);
 
+/// For an unsigned option: CLI11 takes "-1" as 2^64 - 1 (a huge count, or a buffer size that
+/// wraps); this validator refuses a negative value before the conversion, a usage error (exit 2)
+/// naming the option. It has no description, so --help stays as it was.
+CLI::Validator not_negative();
+
 /// The file that a failure without a file of its own (out of host memory) is reported against:
 /// the tool's input, once it is open.
 void set_error_file(std::string path);

@@ -165,11 +165,15 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--nsub", o.nsub,
                  "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
       ->group(proc);
-  app.add_option("--start", o.start, "Input samples to skip first")->group(proc);
-  app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")->group(proc);
+  app.add_option("--start", o.start, "Input samples to skip first")->check(not_negative())->group(proc);
+  app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")
+      ->check(not_negative())
+      ->group(proc);
   app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
   auto* dev = "Backend";
-  app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")->group(dev);
+  app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")
+      ->check(not_negative())
+      ->group(dev);
   app.add_option("--threads", o.threads, "CPU threads (default: all); files are written by up to 8 of them")
       ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,

@@ -226,7 +226,8 @@ int run(int argc, char** argv) {
   g_out->add_option("--nbits", o.nbits, "Filterbank bits: 32 (float) or 8 (scaled, see the man page)")
       ->capture_default_str();
   g_out->add_option("--scale-rows", o.scale_rows, "8-bit output: output samples that set the scaling")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(not_negative());
   g_out->add_flag("--drop-partial", o.drop_partial, "Drop trailing samples that do not fill a spectrum");
   auto* g_run = app.add_option_group("Computing");
   g_run->add_option("--gpu-config", o.gpu_config,
@@ -236,7 +237,9 @@ int run(int argc, char** argv) {
                     "CPU kernel settings: isa=avx512|avx2|generic, the FIR's SIMD variant (default: the widest "
                     "this CPU runs)");
   g_run->add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune ppf`)");
-  g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")->capture_default_str();
+  g_run->add_option("--gulp", o.gulp, "Spectra read per step (memory bound); 0 = automatic")
+      ->capture_default_str()
+      ->check(not_negative());
   g_run->add_option("--fftw", o.fftw, "CPU FFT planning: estimate, measure or patient")->capture_default_str();
   g_run->add_option("--wisdom", o.wisdom,
                     "FFTW wisdom file ('none' to skip); default $XDG_CACHE_HOME/fastpsr/fftwf-wisdom, else "

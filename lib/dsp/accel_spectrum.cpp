@@ -214,8 +214,13 @@ std::int64_t zap_birdies(std::span<std::complex<float>> fft, const std::vector<B
   };
   std::int64_t zapped = 0;
   for (const Birdie& b : birdies) {
-    const auto lo = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(b.lobin)));
-    const auto hi = std::min(numbins, static_cast<std::int64_t>(std::ceil(b.hibin)));
+    // The range is clamped to the spectrum as doubles before any cast: a zaplist's 1e300 Hz is
+    // 1e300 bins, beyond int64 (undefined; QA pass 16). NaN ends zap nothing.
+    const double flo = std::floor(b.lobin);
+    const double fhi = std::ceil(b.hibin);
+    if (!(fhi > 1.0) || !(flo < static_cast<double>(numbins))) continue;
+    const auto lo = static_cast<std::int64_t>(std::max(flo, 1.0));
+    const auto hi = static_cast<std::int64_t>(std::min(fhi, static_cast<double>(numbins)));
     if (hi <= lo) continue;
     const std::int64_t lostart = lo - guard_bins - median_bins;
     const std::int64_t histart = hi + guard_bins;

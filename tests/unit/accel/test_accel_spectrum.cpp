@@ -265,3 +265,14 @@ TEST_CASE("accel spectrum: zaplists and zapping") {
   }
   CHECK_THROWS_WITH_AS(read_zaplist(p.string(), 100.0, 0.0), doctest::Contains("line 1"), Error);
 }
+
+TEST_CASE("accel spectrum: birdies beyond the int64 range are clamped to the spectrum") {
+  std::vector<std::complex<float>> fft(20000, {1.0F, 0.0F});
+  // From bin 19000 to 1e300 (a zaplist's 1e300 Hz): bins 19000 to the end are zapped.
+  CHECK(zap_birdies(fft, {Birdie{19000.0, 1e300}}) == 1000);
+  CHECK(zap_birdies(fft, {Birdie{-1e300, 100.0}}) == 99);  // from below the spectrum: bins 1 to 99
+  CHECK(zap_birdies(fft, {Birdie{1e300, 2e300}}) == 0);
+  CHECK(zap_birdies(fft, {Birdie{std::nan(""), 5000.0}}) == 0);
+  CHECK(zap_birdies(fft, {Birdie{5000.0, std::nan("")}}) == 0);
+  CHECK(zap_birdies(fft, {Birdie{-HUGE_VAL, HUGE_VAL}}) == 0);  // the whole spectrum: no level beside it
+}
