@@ -127,7 +127,8 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--machine-id", o.machine_id, "machine_id in the header")->capture_default_str()->group(noise);
   app.add_option("--telescope-id", o.telescope_id, "telescope_id in the header")->capture_default_str()->group(noise);
   app.add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str()->group(noise);
-  app.add_option("--report", o.report, "Write what was injected and the S/N a search must recover (JSON)")
+  app.add_option("--report", o.report,
+                 "Write what was injected and the S/N a search must recover (JSON; the RFI is not in it)")
       ->group(noise);
 
   const std::string volt = "Voltage mode: complex baseband of one band, as a PSRDADA stream";
