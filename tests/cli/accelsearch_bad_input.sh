@@ -2,17 +2,8 @@
 # SPDX-License-Identifier: MIT
 # accelsearch on malformed input and outputs (QA pass 16): refused with a message naming the file
 # and the problem, before the search where it can be.
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in fake-pulsar dedisp accelsearch; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp accelsearch
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-cd "$tmp"
-export XDG_CACHE_HOME="$tmp/cache"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 "$bin/fake-pulsar" -q --nchans 16 --nbits 8 --nsamples 8192 --period 20 --dm 5 --fold-snr 20 --seed 4 -o f.fil
 "$bin/dedisp" -q f.fil -d 5 -o t.tim

@@ -5,14 +5,8 @@
 # pass 15: both divided, and nothing passed even -sigma 0.1). The modulation is found with the
 # power theory predicts, the same files as with --no-deredden, and a sigma close to the block
 # median's; a --dered- option with -photon is a usage error naming both.
-set -u
-bin=${FASTPSR_BIN:?}
-[ -x "$bin/accelsearch" ] || { echo "skipped: $bin/accelsearch is not built"; exit 77; }
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" accelsearch
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 # 2^17 bins of 1 ms, Poisson counts of mean 5 modulated by 5% at 7.3 Hz: the normalised power
 # of the signal is lambda a^2 N / 4 = 409.6 (plus the noise's 1).

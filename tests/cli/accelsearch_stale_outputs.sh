@@ -4,15 +4,7 @@
 # file (as PRESTO) and removes those an earlier run left under the same names, saying so (QA
 # pass 15: the earlier run's candidates stayed, and were read as this run's); a .txtcand of
 # that name beside a time series' outputs goes too. A run that finds candidates rewrites them.
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in fake-pulsar dedisp accelsearch; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp accelsearch
 
 "$bin/fake-pulsar" -q --nchans 16 --nbits 8 --tsamp 64 --nsamples 65536 --fch1 1400 --foff -10 --period 5.3 \
   --snrpeak 1 | "$bin/dedisp" - -q -d 0 >x.tim

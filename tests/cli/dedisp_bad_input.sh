@@ -2,14 +2,8 @@
 # SPDX-License-Identifier: MIT
 # dedisp on malformed input (QA pass 16): each is refused with a message naming the file and the
 # problem (status 1 for the data, 2 for a usage error), quickly and in bounded memory.
-set -u
-bin=${FASTPSR_BIN:?}
-[ -x "$bin/dedisp" ] || { echo "skipped: $bin/dedisp is not built"; exit 77; }
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" dedisp
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 # fil OUT NCHANS DATA_BYTES [key=double ...]: a SIGPROC filterbank header (8 bits, 64 us, fch1
 # 1500 MHz, foff -1e-6 MHz, tstart 60000) followed by DATA_BYTES bytes of data.

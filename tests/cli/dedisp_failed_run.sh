@@ -4,16 +4,8 @@
 # link to /dev/full, a full disk) leaves none of its files under their final names: no partial
 # set of DM trials, no .dat without its .inf (QA pass 16, P16). With every file open at once, and
 # with the series spooled and written one after the other (more files than it may open).
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in fake-pulsar dedisp; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
 [ -c /dev/full ] || { echo "skipped: no /dev/full here"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 
 "$bin/fake-pulsar" -q --nchans 64 --fch1 1500 --foff -1 --nbits 8 --tsamp 64 --nsamples 20000 --seed 3 -o in.fil
 

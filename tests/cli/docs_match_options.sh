@@ -5,17 +5,8 @@
 # $XDG_CACHE_HOME, which the tools honour; tune --budget says what it is; and the small messages
 # read right (one "range", no doubled format in dedisp -v's output line, "z 0" for -zmax 0, no
 # "once" when no DM was given).
-set -u
-bin=${FASTPSR_BIN:?}
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar header dedisp accelsearch ppf tune
 src=${FASTPSR_SOURCE:?}
-for tool in fake-pulsar header dedisp accelsearch ppf tune; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-export XDG_CACHE_HOME="$tmp/cache"
-source "$src/tests/cli/lib/checks.bash"
 
 # Every option of --help, in any of its spellings, appears in the man page (one dash or two;
 # the common -h/--help, --quiet, --verbose and --version are described together).

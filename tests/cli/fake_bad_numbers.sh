@@ -4,13 +4,7 @@
 # negative --nsamples (CLI11 wrapped -1 to 2^64 - 1 samples, written until killed) or one past
 # 2^64 - 1, and NaN or infinite values of the floating-point options (NaN samples, a NaN tstart,
 # a pulsar silently absent). Each is a usage error (status 2) naming the option, with no output.
-set -u
-bin=${FASTPSR_BIN:?}
-[ -x "$bin/fake-pulsar" ] || { echo "skipped: $bin/fake-pulsar is not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar
 fp=$bin/fake-pulsar
 base=(--nchans 16 --nbits 8 --seed 1)
 

@@ -3,15 +3,7 @@
 # Unsigned count options given a negative value: CLI11 took "-1" as 2^64 - 1 (dedisp --nsamps -1
 # read everything with a warning about 18446744073709551615 samples, --start -1 named a wrapped
 # count, ppf --gulp -1 failed in the C++ library). Now a usage error (status 2) naming the option.
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in dedisp ppf; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" dedisp ppf
 
 for opt in --nsamps --gulp --start; do
   expect_exit 2 "dedisp: error: $opt: -1 is negative" "$bin/dedisp" in.fil --dm 5 "$opt" -1 -o x

@@ -4,16 +4,7 @@
 # --kill-chans and accelsearch --zaplist said nothing and exited 0, with nothing ignored or zapped
 # (std::ifstream reads a directory as an empty file). Now: an error naming the directory, status
 # 1, no output; and a .inf that never ends (a FIFO, /dev/zero) is refused after a bounded read.
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in fake-pulsar dedisp accelsearch; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-export XDG_CACHE_HOME="$tmp/cache"
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp accelsearch
 
 "$bin/fake-pulsar" -q --nchans 16 --nbits 8 --nsamples 8192 --period 20 --dm 5 --fold-snr 20 --seed 4 -o f.fil
 "$bin/dedisp" -q f.fil -d 5 -o t.tim

@@ -5,16 +5,7 @@
 # wisdom is refused before the run, naming it, status 2, and left byte for byte as it was. A new
 # file, an empty one and a wisdom file are written as before. A default wisdom file
 # ($XDG_CACHE_HOME/fastpsr/fftwf-wisdom) that is not wisdom is left alone with a warning.
-set -u
-bin=${FASTPSR_BIN:?}
-for tool in fake-pulsar ppf dedisp accelsearch; do
-  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-export XDG_CACHE_HOME="$tmp/cache"  # the default wisdom file, away from the user's
-source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar ppf dedisp accelsearch
 
 "$bin/fake-pulsar" -q --voltages --freq 1400 --bw 1 --npol 2 --tobs 0.05 --seed 1 -o v.dada
 "$bin/fake-pulsar" -q --nchans 16 --nbits 8 --nsamples 4096 --seed 2 -o precious.fil

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# The start of a CLI test, sourced with the tools it runs:
+#   source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
+# sets `bin` (FASTPSR_BIN), skips (status 77) unless every named tool is built, moves into a
+# fresh temporary directory `tmp` (removed on exit, made writable first; its own XDG cache, so
+# FFTW wisdom and tuning files stay away from the user's) and loads the check helpers.
+set -u
+bin=${FASTPSR_BIN:?}
+for tool in "$@"; do
+  [ -x "$bin/$tool" ] || { echo "skipped: $bin/$tool is not built"; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+export XDG_CACHE_HOME="$tmp/cache"
+source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
