@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/dada.hpp"
@@ -13,28 +14,14 @@
 #include "fastpsr/ppf_input.hpp"
 #include "support/reference_ppf.hpp"
 #include "support/test_support.hpp"
+#include "unit/formats/format_test_helpers.hpp"
 
 using namespace fastpsr;
 
 namespace {
 
-// A source of unknown size, like a pipe.
-class PipeSource final : public ByteSource {
- public:
-  explicit PipeSource(std::vector<std::uint8_t> bytes) : ByteSource("<pipe>"), bytes_(std::move(bytes)) {}
-
- protected:
-  std::size_t read_some(void* dst, std::size_t n) override {
-    const std::size_t k = std::min(n, bytes_.size() - pos_);
-    std::memcpy(dst, bytes_.data() + pos_, k);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  std::vector<std::uint8_t> bytes_;
-  std::size_t pos_ = 0;
-};
+// Reads of any size (the pipe source cuts them to 7 bytes by default).
+constexpr std::size_t kWholeReads = std::numeric_limits<std::size_t>::max();
 
 std::vector<std::uint8_t> read_everything(VoltageReader& r, std::size_t chunk, std::size_t& nsamples) {
   const std::size_t value = static_cast<std::size_t>(r.info().npol) * 2 * component_bytes(r.info().type);
@@ -253,7 +240,7 @@ TEST_CASE("ppf input: bad inputs are named and explained") {
                        doctest::Contains("give --format"), Error);
   // A pipe that ends inside a sample.
   raw.bw_mhz = 400;
-  auto pipe = open_voltage_reader(std::make_unique<PipeSource>(std::vector<std::uint8_t>(1001, 1)), raw);
+  auto pipe = open_voltage_reader(test::pipe_source(std::vector<std::uint8_t>(1001, 1), kWholeReads), raw);
   std::vector<std::uint8_t> buf(4096);
   CHECK_THROWS_WITH_AS(pipe->read(buf.data(), 1000), doctest::Contains("end inside a sample"), Error);
   // PSRDADA values ppf cannot read.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,28 +18,14 @@
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/ppf_input.hpp"
+#include "unit/formats/format_test_helpers.hpp"
 
 using namespace fastpsr;
 
 namespace {
 
-// A source of unknown size, like a pipe.
-class PipeBytes final : public ByteSource {
- public:
-  explicit PipeBytes(std::vector<std::uint8_t> bytes) : ByteSource("<pipe>"), bytes_(std::move(bytes)) {}
-
- protected:
-  std::size_t read_some(void* dst, std::size_t n) override {
-    const std::size_t k = std::min(n, bytes_.size() - pos_);
-    std::memcpy(dst, bytes_.data() + pos_, k);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  std::vector<std::uint8_t> bytes_;
-  std::size_t pos_ = 0;
-};
+// Reads of any size (the pipe source cuts them to 7 bytes by default).
+constexpr std::size_t kWholeReads = std::numeric_limits<std::size_t>::max();
 
 std::string card(const std::string& k, const std::string& v) {
   std::string c = k;
@@ -129,7 +116,7 @@ TEST_CASE("ppf input: a GUPPI PKTIDX jump past 64 blocks and the file's length i
                   "dropped blocks (at most 536 samples in all here") != std::string::npos);
   // A pipe: the same limits, from the bytes read so far.
   const std::string p = error_of([] {
-    auto r = open_voltage_reader(std::make_unique<PipeBytes>(join({guppi_block(0), guppi_block(4000000000000000)})),
+    auto r = open_voltage_reader(test::pipe_source(join({guppi_block(0), guppi_block(4000000000000000)}), kWholeReads),
                                  std::nullopt);
     (void)read_all_samples(*r);
   });
@@ -152,7 +139,7 @@ TEST_CASE("ppf input: a GUPPI BLOCSIZE beyond the file is refused before its pay
         std::string::npos);
   // A pipe's buffer grows with the bytes that arrive.
   const std::string p = error_of([&] {
-    auto r = open_voltage_reader(std::make_unique<PipeBytes>(huge), std::nullopt);
+    auto r = open_voltage_reader(test::pipe_source(huge, kWholeReads), std::nullopt);
     (void)read_all_samples(*r);
   });
   CHECK(p.find("GUPPI block 0 is truncated") != std::string::npos);
