@@ -30,5 +30,5 @@ expect_exit 1 "too large for a PRESTO .inf" timeout 60 "$bin/accelsearch" --devi
 # The same for the .inf beside a .fft (read whole, unbounded, before its values were parsed).
 head -c 8192 /dev/zero >z/b.fft && ln -s /dev/zero z/b.inf
 expect_exit 1 "z/b.inf: holds more than .* too large for a PRESTO .inf" \
-  bash -c "ulimit -v 2000000 && timeout 60 '$bin/accelsearch' --device cpu --zmax 0 z/b.fft -o z/o"
+  bash -c "$(address_limit 2000000) && timeout 60 '$bin/accelsearch' --device cpu --zmax 0 z/b.fft -o z/o"
 exit $fail

@@ -14,3 +14,6 @@ trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 export XDG_CACHE_HOME="$tmp/cache"
 source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
+# `bash -c "$(address_limit KIB) && cmd"`: cmd under ulimit -v KIB, except under ASan, whose
+# shadow memory needs terabytes of address space (a limit makes every tool abort at start).
+address_limit() { if [ -n "${FASTPSR_ASAN:-}" ]; then echo true; else echo "ulimit -v $1"; fi; }
