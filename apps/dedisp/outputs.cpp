@@ -274,7 +274,7 @@ class FileSeries final : public Output {
   std::vector<std::unique_ptr<ByteSink>> sinks_;
   std::vector<std::unique_ptr<ByteSink>> infs_;  // .inf temporaries, written by finish()
   std::vector<std::uint64_t> writeback_mark_;    // sink position at its last start_writeback()
-  std::unique_ptr<std::once_flag[]> opened_;      // per series: sink (and .inf) created
+  std::unique_ptr<std::once_flag[]> opened_;     // per series: sink (and .inf) created
   std::vector<std::thread> openers_;
   std::atomic<bool> stop_{false};
   std::unique_ptr<SeriesSpool> spool_;
