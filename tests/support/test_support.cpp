@@ -10,6 +10,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "fastpsr/error.hpp"
+
 namespace fastpsr::test {
 
 std::optional<std::filesystem::path> shared_data_dir() {
@@ -37,6 +39,15 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return std::string(e.what()) + " [" + e.path() + "]";
+  }
+  return "(no error)";
 }
 
 std::uint64_t fresh_seed() {

@@ -4,6 +4,7 @@
 /// data, and running the built tools.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -48,6 +49,9 @@ struct CommandResult {
 };
 /// Runs `command` with /bin/sh, capturing stdout and stderr.
 CommandResult run_command(const std::string& command);
+
+/// What f throws as fastpsr::Error: "message [path]"; "(no error)" when it returns.
+std::string error_of(const std::function<void()>& f);
 
 std::vector<std::uint8_t> read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::vector<std::uint8_t>& bytes);

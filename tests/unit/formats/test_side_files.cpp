@@ -66,15 +66,6 @@ class FedFifo {
   void (*old_)(int) = nullptr;
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return std::string(e.what()) + " [" + e.path() + "]";
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("side files: a directory is an error naming it, not an empty list") {
@@ -82,14 +73,14 @@ TEST_CASE("side files: a directory is an error naming it, not an empty list") {
   const std::string d = (dir / "sub").string();
   std::filesystem::create_directory(d);
   const std::string is_dir = "is a directory, not a file [" + d + "]";
-  CHECK(error_of([&] { (void)read_sigproc_ignore_file(d, 16); }) == is_dir);
-  CHECK(error_of([&] { (void)read_zaplist(d, 100.0, 0.0); }) == is_dir);
-  CHECK(error_of([&] { (void)parse_kill_channels(d, 16); }) == is_dir);
-  CHECK(error_of([&] { (void)read_inf(d); }) == is_dir);
+  CHECK(test::error_of([&] { (void)read_sigproc_ignore_file(d, 16); }) == is_dir);
+  CHECK(test::error_of([&] { (void)read_zaplist(d, 100.0, 0.0); }) == is_dir);
+  CHECK(test::error_of([&] { (void)parse_kill_channels(d, 16); }) == is_dir);
+  CHECK(test::error_of([&] { (void)read_inf(d); }) == is_dir);
   // A file that cannot be opened says why.
-  CHECK(error_of([&] { (void)read_zaplist((dir / "none").string(), 100.0, 0.0); }).find("No such file") !=
+  CHECK(test::error_of([&] { (void)read_zaplist((dir / "none").string(), 100.0, 0.0); }).find("No such file") !=
         std::string::npos);
-  CHECK(error_of([&] { (void)read_sigproc_ignore_file((dir / "none").string(), 16); }).find("No such file") !=
+  CHECK(test::error_of([&] { (void)read_sigproc_ignore_file((dir / "none").string(), 16); }).find("No such file") !=
         std::string::npos);
   // Ordinary files read as before.
   const std::string list = "3 5\n16\n";
@@ -109,7 +100,7 @@ TEST_CASE("side files: a huge file or an endless FIFO is refused after a bounded
   // A regular file past 1 MiB: refused from its size, before reading.
   const std::string big = (dir / "big.inf").string();
   test::write_file(big, std::vector<std::uint8_t>((std::size_t{1} << 20) + 1, 'x'));
-  CHECK(error_of([&] { (void)read_inf(big); }) ==
+  CHECK(test::error_of([&] { (void)read_inf(big); }) ==
         "holds more than 1048576 bytes: too large for a PRESTO .inf [" + big + "]");
   test::write_file(dir / "exact", std::vector<std::uint8_t>(std::size_t{1} << 20, ' '));
   CHECK(read_side_file((dir / "exact").string(), "x").size() == (std::size_t{1} << 20));
@@ -117,34 +108,35 @@ TEST_CASE("side files: a huge file or an endless FIFO is refused after a bounded
   const std::string fifo_inf = (dir / "fifo.inf").string();
   {
     const FedFifo feed(fifo_inf, std::size_t{4} << 20);
-    CHECK(error_of([&] { (void)read_inf(fifo_inf); })
+    CHECK(test::error_of([&] { (void)read_inf(fifo_inf); })
               .find("holds more than 1048576 bytes: too large for a PRESTO "
                     ".inf") != std::string::npos);
   }
   const std::string fifo_zap = (dir / "fifo.zaplist").string();
   {
     const FedFifo feed(fifo_zap, std::size_t{4} << 20);
-    CHECK(error_of([&] { (void)read_zaplist(fifo_zap, 100.0, 0.0); }).find("too large for a zaplist") !=
+    CHECK(test::error_of([&] { (void)read_zaplist(fifo_zap, 100.0, 0.0); }).find("too large for a zaplist") !=
           std::string::npos);
   }
   const std::string fifo_ign = (dir / "fifo.ignore").string();
   {
     const FedFifo feed(fifo_ign, std::size_t{4} << 20);
-    CHECK(error_of([&] { (void)read_sigproc_ignore_file(fifo_ign, 16); }).find("too large for a SIGPROC ignore file") !=
-          std::string::npos);
+    CHECK(test::error_of([&] {
+            (void)read_sigproc_ignore_file(fifo_ign, 16);
+          }).find("too large for a SIGPROC ignore file") != std::string::npos);
   }
   // /dev/zero never ends: the same bound.
   std::error_code ec;
   if (std::filesystem::exists("/dev/zero", ec)) {
-    CHECK(error_of([] { (void)read_inf("/dev/zero"); }).find("too large for a PRESTO .inf") != std::string::npos);
-    CHECK(error_of([] { (void)read_presto_fft("/dev/zero"); }) ==
+    CHECK(test::error_of([] { (void)read_inf("/dev/zero"); }).find("too large for a PRESTO .inf") != std::string::npos);
+    CHECK(test::error_of([] { (void)read_presto_fft("/dev/zero"); }) ==
           "not a regular file: a PRESTO .fft is read from a file of known size [/dev/zero]");
   }
   // A .fft from a FIFO: its size is unknown, so it is not read (it was read whole).
   const std::string fifo_fft = (dir / "fifo.fft").string();
   {
     const FedFifo feed(fifo_fft, 4096);
-    CHECK(error_of([&] { (void)read_presto_fft(fifo_fft); }).find("not a regular file") != std::string::npos);
+    CHECK(test::error_of([&] { (void)read_presto_fft(fifo_fft); }).find("not a regular file") != std::string::npos);
   }
   // A regular .fft reads as before.
   std::vector<std::uint8_t> bins(64);

@@ -18,6 +18,7 @@
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/ppf_input.hpp"
+#include "support/test_support.hpp"
 #include "unit/formats/format_test_helpers.hpp"
 
 using namespace fastpsr;
@@ -79,17 +80,8 @@ std::size_t read_all_samples(VoltageReader& r) {
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return std::string(e.what()) + " [" + e.path() + "]";
-  }
-  return "(no error)";
-}
-
 std::string open_error(const std::vector<std::uint8_t>& file) {
-  return error_of([&] {
+  return test::error_of([&] {
     auto r = open_voltage_reader(memory_source(file, "h.raw"), std::nullopt);
     (void)read_all_samples(*r);
   });
@@ -115,7 +107,7 @@ TEST_CASE("ppf input: a GUPPI PKTIDX jump past 64 blocks and the file's length i
             .find("PKTIDX 759 is 250 samples past the expected sample 509: more than ppf fills with zeros for "
                   "dropped blocks (at most 536 samples in all here") != std::string::npos);
   // A pipe: the same limits, from the bytes read so far.
-  const std::string p = error_of([] {
+  const std::string p = test::error_of([] {
     auto r = open_voltage_reader(test::pipe_source(join({guppi_block(0), guppi_block(4000000000000000)}), kWholeReads),
                                  std::nullopt);
     (void)read_all_samples(*r);
@@ -138,7 +130,7 @@ TEST_CASE("ppf input: a GUPPI BLOCSIZE beyond the file is refused before its pay
   CHECK(open_error(huge).find("GUPPI block 0 is truncated: its payload of BLOCSIZE 4611686018427387904 bytes") !=
         std::string::npos);
   // A pipe's buffer grows with the bytes that arrive.
-  const std::string p = error_of([&] {
+  const std::string p = test::error_of([&] {
     auto r = open_voltage_reader(test::pipe_source(huge, kWholeReads), std::nullopt);
     (void)read_all_samples(*r);
   });
@@ -226,7 +218,8 @@ TEST_CASE("ppf input: PSRDADA BW, FREQ, TSAMP and MJD_START that are NaN, inf or
     h.set(c.key, c.value);
     auto bytes = encode_dada_header(h);
     bytes.insert(bytes.end(), 64, 1);
-    const std::string e = error_of([&] { (void)open_voltage_reader(memory_source(bytes, "h.dada"), std::nullopt); });
+    const std::string e =
+        test::error_of([&] { (void)open_voltage_reader(memory_source(bytes, "h.dada"), std::nullopt); });
     CHECK(e.find(c.message) != std::string::npos);
     CHECK(e.find("[h.dada]") != std::string::npos);
   }
