@@ -207,18 +207,10 @@ class CpuFdotSearcher final : public FdotSearcher {
  private:
   // The widest block (whole chunks) whose windows fit `budget` bytes; one chunk at the least.
   [[nodiscard]] std::int64_t widest_block(std::size_t budget) const {
-    const std::int64_t range = p_.rk_end - p_.rk_begin;
-    std::int64_t lo = 1;
-    std::int64_t hi = (range + kChunk - 1) / kChunk;
-    while (lo < hi) {  // the window bytes grow with the width
-      const std::int64_t mid = (lo + hi + 1) / 2;
-      if (block_window_bytes(terms_, p_.zmax, mid * kChunk) <= budget) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return lo * kChunk;
+    const std::int64_t width = widest_fitting_block(p_.rk_end - p_.rk_begin, kChunk, [&](std::int64_t w) {
+      return block_window_bytes(terms_, p_.zmax, w) <= budget;
+    });
+    return std::max(width, kChunk);
   }
 
   void make_kernels() {

@@ -487,20 +487,9 @@ std::vector<BlockWindow> CudaSearcher::block_windows(std::int64_t a, std::int64_
 
 // The widest block (whole chunks) whose windows fit `budget` bytes; 0 if one chunk does not.
 std::int64_t CudaSearcher::widest_block(std::size_t budget) const {
-  const std::int64_t chunks = (p_.rk_end - p_.rk_begin + kBlockChunk - 1) / kBlockChunk;
-  auto bytes = [&](std::int64_t c) { return block_window_values(c * kBlockChunk) * plane_value_bytes(); };
-  if (bytes(1) > budget) return 0;
-  std::int64_t lo = 1;
-  std::int64_t hi = chunks;
-  while (lo < hi) {  // the window bytes grow with the width
-    const std::int64_t mid = (lo + hi + 1) / 2;
-    if (bytes(mid) <= budget) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo * kBlockChunk;
+  return widest_fitting_block(p_.rk_end - p_.rk_begin, kBlockChunk, [&](std::int64_t width) {
+    return block_window_values(width) * plane_value_bytes() <= budget;
+  });
 }
 
 void CudaSearcher::allocate(std::size_t free_bytes) {

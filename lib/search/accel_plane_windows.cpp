@@ -41,6 +41,22 @@ std::size_t block_window_bytes(const std::vector<SumTerm>& terms, int zmax, std:
   return floats * sizeof(float);
 }
 
+std::int64_t widest_fitting_block(std::int64_t range, std::int64_t chunk,
+                                  const std::function<bool(std::int64_t)>& fits) {
+  if (!fits(chunk)) return 0;
+  std::int64_t lo = 1;
+  std::int64_t hi = std::max<std::int64_t>((range + chunk - 1) / chunk, 1);
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi + 1) / 2;
+    if (fits(mid * chunk)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo * chunk;
+}
+
 std::vector<SegmentJob> segment_jobs(const std::vector<PlaneWindow>& windows, std::int64_t o_lo, std::int64_t use,
                                      bool interbin) {
   std::map<std::int64_t, SegmentJob> jobs;

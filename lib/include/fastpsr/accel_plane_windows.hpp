@@ -5,6 +5,7 @@
 /// -inmem keeps the whole plane). The definitions are accel.hpp's (sub_rk, sub_z).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fastpsr {
@@ -35,6 +36,12 @@ std::int64_t term_pitch(const SumTerm& t, std::int64_t width) noexcept;
 
 /// Bytes of float32 windows for every term of blocks of `width` rk.
 std::size_t block_window_bytes(const std::vector<SumTerm>& terms, int zmax, std::int64_t width) noexcept;
+
+/// The widest block of whole `chunk`s (at most enough of them to cover `range` rk) for which
+/// `fits(width)` holds, found by bisection: `fits` must hold for every width below one it holds
+/// for (window bytes grow with the width). 0 where even one chunk does not fit.
+std::int64_t widest_fitting_block(std::int64_t range, std::int64_t chunk,
+                                  const std::function<bool(std::int64_t)>& fits);
 
 /// One overlap-save segment a block needs: the plane rows to correlate (the union of the rows of
 /// the terms whose windows it writes) and those terms (bit t of `terms`).

@@ -115,6 +115,26 @@ TEST_CASE("accel block search: segment jobs cover every window point with its ow
   }
 }
 
+TEST_CASE("accel block search: the widest fitting block is the widest whole-chunk width that fits") {
+  const auto terms = sum_terms(4);
+  const std::int64_t chunk = 16384;
+  for (const std::int64_t range : {std::int64_t{1}, chunk, 5 * chunk + 7, 40 * chunk}) {
+    const std::int64_t chunks = (range + chunk - 1) / chunk;
+    for (const std::int64_t budget_chunks : {std::int64_t{1}, std::int64_t{3}, std::int64_t{17}, std::int64_t{100}}) {
+      const std::size_t budget = block_window_bytes(terms, 200, budget_chunks * chunk);
+      auto fits = [&](std::int64_t w) { return block_window_bytes(terms, 200, w) <= budget; };
+      // By enumeration: the most chunks, up to covering the range, whose windows fit.
+      std::int64_t expected = 0;
+      for (std::int64_t c = 1; c <= chunks; ++c) {
+        if (fits(c * chunk)) expected = c * chunk;
+      }
+      CHECK(widest_fitting_block(range, chunk, fits) == expected);
+    }
+  }
+  // Nothing fits: 0 (the GPU searcher then refuses; the CPU one takes one chunk regardless).
+  CHECK(widest_fitting_block(10 * chunk, chunk, [](std::int64_t) { return false; }) == 0);
+}
+
 TEST_CASE("accel block search: the same hits as the whole plane, bit for bit") {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
