@@ -24,21 +24,6 @@ namespace {
 
 constexpr double kTolerance = 1e-5;  // ppf.hpp's accuracy contract
 
-ChanneliserPlan make_plan(int c, int t, VoltageType type, int npol, PpfOutput out, Detection d = Detection::I,
-                          int nint = 1, bool descending = false, int ncoarse = 1) {
-  ChanneliserProblem p;
-  p.nchans = c;
-  p.ntaps = t;
-  p.input = type;
-  p.npol = npol;
-  p.output = out;
-  p.detection = d;
-  p.nint = nint;
-  p.descending = descending;
-  p.ncoarse = ncoarse;
-  return make_channeliser_plan(p);
-}
-
 std::unique_ptr<Channeliser> gpu(const ChanneliserPlan& plan, const std::string& config, std::size_t gulp = 0) {
   ChanneliserOptions o;
   o.gpu_config = parse_key_values(config);
@@ -106,7 +91,7 @@ TEST_CASE("ppf gpu: the issue's matrix against the double-precision reference, e
             CAPTURE(out == PpfOutput::complex);
             CAPTURE(descending);
             const auto plan =
-                make_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
+                test::hann_plan(c, t, type, npol, out, Detection::I, out == PpfOutput::power ? 2 : 1, descending);
             const auto input = test::random_voltages(type, nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
             const auto ref = test::reference_ppf(plan, input, nsamples);
             const bool fused = out == PpfOutput::power && c >= 256;  // the fused kernel's sizes
@@ -135,7 +120,7 @@ TEST_CASE("ppf gpu: detection, integration across chunks, coarse channels and bo
         CAPTURE(descending);
         const int c = 48;
         const int t = 8;
-        const auto plan = make_plan(c, t, VoltageType::ci8, 2, PpfOutput::power, d, nint, descending, 3);
+        const auto plan = test::hann_plan(c, t, VoltageType::ci8, 2, PpfOutput::power, d, nint, descending, 3);
         const std::size_t nsamples = static_cast<std::size_t>(c) * (t - 1 + 3 * nint) + (c - 1);
         const auto input =
             test::random_voltages(VoltageType::ci8, 3 * nsamples * 4, seed + static_cast<unsigned>(nint));
@@ -170,7 +155,8 @@ TEST_CASE("ppf gpu: the fused FFT + detection kernel, every size it takes, every
           CAPTURE(nint);
           CAPTURE(descending);
           CAPTURE(ncoarse);
-          const auto plan = make_plan(c, 8, VoltageType::ci16, npol, PpfOutput::power, d, nint, descending, ncoarse);
+          const auto plan =
+              test::hann_plan(c, 8, VoltageType::ci16, npol, PpfOutput::power, d, nint, descending, ncoarse);
           const std::size_t nsamples = static_cast<std::size_t>(c) * (7 + 3 * static_cast<std::size_t>(nint));
           const auto input = test::random_voltages(VoltageType::ci16,
                                                    ncoarse * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
@@ -212,7 +198,7 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
           CAPTURE(npol);
           CAPTURE(descending);
           CAPTURE(ncoarse);
-          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending, ncoarse);
+          const auto plan = test::hann_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, descending, ncoarse);
           const auto input = test::random_voltages(
               type, static_cast<std::size_t>(ncoarse) * nsamples * static_cast<std::size_t>(npol) * 2, seed + k);
           const auto ref = test::reference_ppf(plan, input, nsamples);
@@ -244,13 +230,14 @@ TEST_CASE("ppf gpu: FIR + FFT fused in thread-block clusters (fft=cluster), ever
     }
   }
   // Refused where it does not exist, with the reason.
-  CHECK_THROWS_WITH_AS(gpu(make_plan(512, 16, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+  CHECK_THROWS_WITH_AS(gpu(test::hann_plan(512, 16, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
                        doctest::Contains("fft=cluster"), Error);
-  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 32, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
+  CHECK_THROWS_WITH_AS(gpu(test::hann_plan(4096, 32, VoltageType::ci8, 1, PpfOutput::complex), "fft=cluster"),
                        doctest::Contains("T = 32"), Error);
-  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex), "fft=cluster,cluster=lean"),
-                       doctest::Contains("cluster=lean"), Error);
-  CHECK_THROWS_WITH_AS(gpu(make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power), "fft=cluster"),
+  CHECK_THROWS_WITH_AS(
+      gpu(test::hann_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex), "fft=cluster,cluster=lean"),
+      doctest::Contains("cluster=lean"), Error);
+  CHECK_THROWS_WITH_AS(gpu(test::hann_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power), "fft=cluster"),
                        doctest::Contains("complex output"), Error);
 }
 
@@ -258,7 +245,7 @@ TEST_CASE("ppf gpu: complex output of several coarse channels lands in the right
   const auto seed = test::fresh_seed();
   CAPTURE(seed);
   for (bool descending : {false, true}) {
-    const auto plan = make_plan(64, 4, VoltageType::ci16, 2, PpfOutput::complex, Detection::I, 1, descending, 4);
+    const auto plan = test::hann_plan(64, 4, VoltageType::ci16, 2, PpfOutput::complex, Detection::I, 1, descending, 4);
     const std::size_t nsamples = 64 * 40 + 17;
     const auto input = test::random_voltages(VoltageType::ci16, 4 * nsamples * 4, seed);
     const auto ref = test::reference_ppf(plan, input, nsamples);
@@ -278,7 +265,7 @@ TEST_CASE("ppf gpu: streaming gives the same bits for any gulp size") {
       CAPTURE(cfg);
       const int c = 256;
       const auto plan =
-          make_plan(c, 16, VoltageType::ci8, 2, out, Detection::IQUV, out == PpfOutput::power ? 5 : 1, true, 2);
+          test::hann_plan(c, 16, VoltageType::ci8, 2, out, Detection::IQUV, out == PpfOutput::power ? 5 : 1, true, 2);
       const std::size_t nsamples = static_cast<std::size_t>(c) * 300 + 101;
       const auto input = test::random_voltages(VoltageType::ci8, 2 * nsamples * 4, seed);
       auto whole = gpu(plan, cfg, nsamples);
@@ -302,7 +289,7 @@ TEST_CASE("ppf gpu: pushes from input_buffers() (no staging copy) give the same 
   for (const char* cfg : {"", "fft=cufft", "fir=cache"}) {
     CAPTURE(cfg);
     const int f_count = 3;
-    const auto plan = make_plan(128, 8, VoltageType::ci8, 2, PpfOutput::complex, Detection::I, 1, false, f_count);
+    const auto plan = test::hann_plan(128, 8, VoltageType::ci8, 2, PpfOutput::complex, Detection::I, 1, false, f_count);
     const std::size_t nsamples = 128 * 90 + 77;
     const auto input = test::random_voltages(VoltageType::ci8, f_count * nsamples * 4, seed);
     auto plain = gpu(plan, cfg, 1000);
@@ -350,7 +337,7 @@ TEST_CASE("ppf gpu: two buffers on two streams, L2 persistence and graphs give t
   CAPTURE(seed);
   for (PpfOutput out : {PpfOutput::complex, PpfOutput::power}) {
     const int c = 1024;
-    const auto plan = make_plan(c, 16, VoltageType::ci8, 2, out, Detection::I, out == PpfOutput::power ? 4 : 1);
+    const auto plan = test::hann_plan(c, 16, VoltageType::ci8, 2, out, Detection::I, out == PpfOutput::power ? 4 : 1);
     const std::size_t nsamples = static_cast<std::size_t>(c) * 500 + 33;
     const auto input = test::random_voltages(VoltageType::ci8, 2 * nsamples * 4, seed);
     for (std::size_t gulp : {nsamples, std::size_t{c} * 37 + 5}) {
@@ -378,7 +365,7 @@ TEST_CASE("ppf gpu: two channels a thread in the register kernel (cpt=2) give th
           CAPTURE(c);
           CAPTURE(t);
           const int ncoarse = c == 32 ? 3 : 1;
-          const auto plan = make_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, c == 1024, ncoarse);
+          const auto plan = test::hann_plan(c, t, type, npol, PpfOutput::complex, Detection::I, 1, c == 1024, ncoarse);
           if (type == VoltageType::cf32 && npol == 2) {  // 32 bytes for two samples: no such load
             CHECK_THROWS_WITH_AS(gpu(plan, "fir=register,cpt=2"), doctest::Contains("cpt=2"), Error);
             continue;
@@ -397,7 +384,7 @@ TEST_CASE("ppf gpu: two channels a thread in the register kernel (cpt=2) give th
       }
     }
   }
-  const auto odd = make_plan(7, 4, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto odd = test::hann_plan(7, 4, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(odd, "fir=register,cpt=2"), doctest::Contains("even channel count"), Error);
   CHECK_THROWS_WITH_AS(gpu(odd, "fir=cache,cpt=2"), doctest::Contains("register kernel"), Error);
 }
@@ -412,7 +399,7 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
         CAPTURE(t);
         CAPTURE(descending);
         const int c = 4096;
-        const auto plan = make_plan(c, t, type, 1, PpfOutput::complex, Detection::I, 1, descending);
+        const auto plan = test::hann_plan(c, t, type, 1, PpfOutput::complex, Detection::I, 1, descending);
         // 300 spectra: the ring of 2 slots of 32 wraps many times; 8 slots a few
         const std::size_t nsamples = static_cast<std::size_t>(c) * (300 + t - 1) + 123;
         const auto input = test::random_voltages(type, nsamples * 2, seed + static_cast<std::uint64_t>(t));
@@ -439,11 +426,11 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
       }
     }
   }
-  const auto two_pol = make_plan(4096, 16, VoltageType::ci8, 2, PpfOutput::complex);
+  const auto two_pol = test::hann_plan(4096, 16, VoltageType::ci8, 2, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(two_pol, "fft=persist"), doctest::Contains("fft=persist"), Error);
-  const auto power = make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power, Detection::I, 4);
+  const auto power = test::hann_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::power, Detection::I, 4);
   CHECK_THROWS_WITH_AS(gpu(power, "fft=persist"), doctest::Contains("fft=persist"), Error);
-  const auto plain = make_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto plain = test::hann_plan(4096, 16, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=persist,slots=1"), doctest::Contains("slots=1"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fft=cufft,slots=4"), doctest::Contains("only with fft=persist"), Error);
   CHECK_THROWS_WITH_AS(gpu(plain, "fir=register,occ=3"), doctest::Contains("only with fft=persist"), Error);
@@ -462,9 +449,9 @@ TEST_CASE("ppf gpu: FIR and FFT in one persistent grid (fft=persist) against the
       props.peak_memory_bandwidth > 0.0 && props.peak_memory_bandwidth < 30e9 * props.multiprocessors;
   const bool by_default = sm90;  // plain: T = 16
   MESSAGE("peak memory bandwidth ", props.peak_memory_bandwidth / 1e12, " TB/s, ", props.multiprocessors, " SMs");
-  const auto ci16 = make_plan(4096, 8, VoltageType::ci16, 1, PpfOutput::complex);
-  const auto ci16_t4 = make_plan(4096, 4, VoltageType::ci16, 1, PpfOutput::complex);
-  const auto cf32 = make_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex);
+  const auto ci16 = test::hann_plan(4096, 8, VoltageType::ci16, 1, PpfOutput::complex);
+  const auto ci16_t4 = test::hann_plan(4096, 4, VoltageType::ci16, 1, PpfOutput::complex);
+  const auto cf32 = test::hann_plan(4096, 16, VoltageType::cf32, 1, PpfOutput::complex);
   CHECK((gpu(plain, "")->describe().find("persistent") != std::string::npos) == by_default);
   CHECK((gpu(ci16_t4, "")->describe().find("persistent") != std::string::npos) == sm90);
   CHECK((gpu(ci16, "")->describe().find("persistent") != std::string::npos) == (sm90 && slow_memory));
@@ -514,7 +501,7 @@ TEST_CASE("ppf gpu: T = 1 with a flat window is a plain FFT") {
 }
 
 TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
-  const auto plan = make_plan(64, 4, VoltageType::ci8, 1, PpfOutput::complex);
+  const auto plan = test::hann_plan(64, 4, VoltageType::ci8, 1, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(plan, "fir=magic"), doctest::Contains("fir=magic"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "colour=blue"), doctest::Contains("unknown --gpu-config key 'colour'"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "pipe=3"), doctest::Contains("pipe=3"), Error);
@@ -530,13 +517,13 @@ TEST_CASE("ppf gpu: bad --gpu-config values are refused with the key named") {
   CHECK_THROWS_WITH_AS(gpu(plan, "fft=fast"), doctest::Contains("fft=fast"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "cluster=ring"), doctest::Contains("cluster=ring: only with fft=cluster"), Error);
   CHECK_THROWS_WITH_AS(gpu(plan, "radix=8"), doctest::Contains("radix=8: only for the fused FFT"), Error);
-  const auto power = make_plan(512, 4, VoltageType::ci8, 1, PpfOutput::power);
+  const auto power = test::hann_plan(512, 4, VoltageType::ci8, 1, PpfOutput::power);
   CHECK_THROWS_WITH_AS(gpu(power, "radix=4"), doctest::Contains("radix=4: not 8 or 16"), Error);
   CHECK_THROWS_WITH_AS(gpu(power, "radix=16"), doctest::Contains("radix 16 from 1024"), Error);
   CHECK_THROWS_WITH_AS(gpu(power, "fft=cufft,radix=8"), doctest::Contains("not with fft=cufft"), Error);
-  CHECK_THROWS_WITH_AS(gpu(make_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
+  CHECK_THROWS_WITH_AS(gpu(test::hann_plan(64, 5, VoltageType::ci8, 1, PpfOutput::complex), "fir=register"),
                        doctest::Contains("compiled for"), Error);
-  const auto big = make_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);
+  const auto big = test::hann_plan(64, 4096, VoltageType::cf32, 2, PpfOutput::complex);
   CHECK_THROWS_WITH_AS(gpu(big, "fir=shared,cb=1024,sb=1,ry=1"), doctest::Contains("shared memory"), Error);
   auto ch = gpu(plan, "");
   CHECK(ch->device_bytes() > 0);
