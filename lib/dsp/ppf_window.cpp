@@ -5,7 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numbers>
 
 #include "fastpsr/byte_stream.hpp"
@@ -171,10 +173,45 @@ PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int 
 
 namespace {
 constexpr double kMaxCoeffAbsSum = 1e12;
+
+// Reads a --coeffs file of at most `cap` bytes; a larger one (or one that never ends: /dev/zero,
+// a FIFO) is refused after reading cap + 1 bytes, or before reading when its size is known.
+std::vector<std::uint8_t> read_coeff_bytes(const std::string& path, std::size_t count, std::size_t cap) {
+  auto src = open_source(path);
+  const auto too_large = [&](const std::string& found) {
+    return Error(ErrorCode::format,
+                 fmt::format("too large for --coeffs: {} coefficients (--channels x --taps) take exactly {} bytes "
+                             "as float32, or at most {} bytes as text; the file {}",
+                             count, count * sizeof(float), cap, found),
+                 path);
+  };
+  if (const auto size = src->size(); size && *size > cap) throw too_large(fmt::format("has {} bytes", *size));
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t buf[1 << 16];
+  for (;;) {
+    const std::size_t want = std::min<std::size_t>(sizeof buf, cap + 1 - bytes.size());
+    const std::size_t got = src->read(buf, want);
+    bytes.insert(bytes.end(), buf, buf + got);
+    if (bytes.size() > cap) throw too_large(fmt::format("holds more than {} bytes", cap));
+    if (got < want) break;
+  }
+  return bytes;
+}
 }  // namespace
 
+std::size_t ppf_coeffs_max_bytes(std::size_t count) {
+  // Text: up to 64 bytes a value (a double written with 17 significant digits and an exponent
+  // takes 24) and 1 MiB more for comments; always above the 4 bytes a value of float32.
+  constexpr std::size_t kTextBytesPerValue = 64;
+  constexpr std::size_t kTextSlack = std::size_t{1} << 20;
+  if (count > (std::numeric_limits<std::size_t>::max() - kTextSlack) / kTextBytesPerValue) {
+    return std::numeric_limits<std::size_t>::max() - 1;
+  }
+  return count * kTextBytesPerValue + kTextSlack;
+}
+
 std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count) {
-  const auto bytes = read_all(path);
+  const auto bytes = read_coeff_bytes(path, count, ppf_coeffs_max_bytes(count));
   std::vector<float> out;
   if (bytes.size() == count * sizeof(float)) {
     out.resize(count);

@@ -57,7 +57,12 @@ PpfResponseSummary summarise_ppf_response(const std::vector<float>& coeffs, int 
 /// little-endian float32 (a file of exactly 4·count bytes) or text (numbers separated by
 /// white space or commas, '#' comments). Error(format) naming the file for a wrong count, a
 /// value that is not a finite number, a zero sum or an absolute sum above 1e12 (outputs past
-/// float32's range); Error(io) when it cannot be read.
+/// float32's range); Error(io) when it cannot be read. At most ppf_coeffs_max_bytes(count)
+/// bytes are read: a larger file, or one that never ends (/dev/zero, a FIFO), is Error(format)
+/// naming the file, the sizes expected and the size found.
 std::vector<float> read_ppf_coeffs(const std::string& path, std::size_t count);
+/// The largest --coeffs file read for `count` coefficients: 64 bytes a value and 1 MiB (text
+/// with comments), which is more than the 4·count bytes of raw float32.
+std::size_t ppf_coeffs_max_bytes(std::size_t count);
 
 }  // namespace fastpsr
