@@ -2,6 +2,7 @@
 #include "fastpsr/dada.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,6 +18,47 @@ std::string_view trim(std::string_view s) {
 }
 
 constexpr std::size_t kMaxHeader = std::size_t{1} << 24;
+
+// The integer cards fastpsr reads, with the values a header may give them (formats.md §7.1).
+// Each range keeps products of them (bytes per time sample, a byte offset over it) far from
+// int64's range; what a tool can process is narrower and checked where it is used.
+struct IntCard {
+  const char* key;
+  long long lo;
+  long long hi;
+};
+constexpr long long kMaxBytes = 1LL << 62;
+constexpr IntCard kIntCards[] = {
+    {"HDR_SIZE", 1, static_cast<long long>(kMaxHeader)},
+    {"NBIT", 1, 64},
+    {"NDIM", 1, 4},  // 1 real, 2 complex, 4 coherence products
+    {"NPOL", 1, 4},
+    {"NCHAN", 1, 1LL << 30},
+    {"OBS_OFFSET", 0, kMaxBytes},
+    {"RESOLUTION", 1, kMaxBytes},
+    {"FILE_SIZE", 0, kMaxBytes},
+    {"FILE_NUMBER", 0, kMaxBytes},
+};
+// Values in one time sample, NCHAN·NPOL·NDIM: at most what a SIGPROC header may hold.
+constexpr long long kMaxValuesPerSample = 1LL << 30;
+
+const IntCard* int_card(const std::string& key) {
+  for (const auto& c : kIntCards) {
+    if (key == c.key) return &c;
+  }
+  return nullptr;
+}
+
+// The whole value as a decimal integer (a sign allowed; "1e11" and "16x" are not). A value past
+// long long's range is `overflow`, not saturated as strtoll leaves it.
+enum class IntText { ok, not_integer, overflow };
+IntText parse_int(const std::string& v, long long& out) {
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtoll(v.c_str(), &end, 10);
+  if (end == v.c_str() || *end != '\0') return IntText::not_integer;
+  return errno == ERANGE ? IntText::overflow : IntText::ok;
+}
 
 }  // namespace
 
@@ -56,10 +98,17 @@ double DadaHeader::get_double(const std::string& key, const std::string& source)
 long long DadaHeader::get_int_or(const std::string& key, long long fallback, const std::string& source) const {
   const auto v = get(key);
   if (!v) return fallback;
-  char* end = nullptr;
-  const long long n = std::strtoll(v->c_str(), &end, 10);
-  if (end == v->c_str()) {
+  long long n = 0;
+  const IntText parsed = parse_int(*v, n);
+  if (parsed == IntText::not_integer) {
     throw Error(ErrorCode::format, fmt::format("DADA header key {} has '{}', not an integer", key, *v), source);
+  }
+  const IntCard* card = int_card(key);
+  if (parsed == IntText::overflow || (card != nullptr && (n < card->lo || n > card->hi))) {
+    throw Error(ErrorCode::format,
+                card != nullptr ? fmt::format("PSRDADA {} {} is out of range ({} to {})", key, *v, card->lo, card->hi)
+                                : fmt::format("PSRDADA {} {} is out of range", key, *v),
+                source);
   }
   return n;
 }
@@ -100,12 +149,33 @@ DadaHeader parse_dada_header(std::string_view text, const std::string& name) {
   if (!h.get("HDR_SIZE") && !h.get("HDR_VERSION")) {
     throw Error(ErrorCode::format, "not a DADA header: no HDR_SIZE or HDR_VERSION key", name);
   }
-  const long long size = h.get_int_or("HDR_SIZE", 4096, name);
-  if (size <= 0 || static_cast<std::size_t>(size) > kMaxHeader) {
-    throw Error(ErrorCode::format, fmt::format("absurd DADA HDR_SIZE {}", size), name);
+  const std::string size_text = h.get("HDR_SIZE").value_or("4096");
+  long long size = 0;
+  const IntText parsed = parse_int(size_text, size);
+  if (parsed == IntText::not_integer) {
+    throw Error(ErrorCode::format, fmt::format("DADA header key HDR_SIZE has '{}', not an integer", size_text), name);
+  }
+  if (parsed == IntText::overflow || size <= 0 || static_cast<std::size_t>(size) > kMaxHeader) {
+    throw Error(ErrorCode::format, fmt::format("absurd DADA HDR_SIZE {} (1 to {} bytes)", size_text, kMaxHeader), name);
   }
   h.hdr_size = static_cast<std::size_t>(size);
   return h;
+}
+
+void check_dada_int_cards(const DadaHeader& h, const std::string& source) {
+  for (const auto& card : kIntCards) {
+    if (h.get(card.key)) (void)h.get_int(card.key, source);
+  }
+  // Each factor is at most 2^30 now, so the product cannot overflow.
+  const long long values =
+      h.get_int_or("NCHAN", 1, source) * h.get_int_or("NPOL", 1, source) * h.get_int_or("NDIM", 1, source);
+  if (values > kMaxValuesPerSample) {
+    throw Error(ErrorCode::format,
+                fmt::format("PSRDADA NCHAN {} x NPOL {} x NDIM {} is more than {} values a time sample",
+                            h.get_int_or("NCHAN", 1, source), h.get_int_or("NPOL", 1, source),
+                            h.get_int_or("NDIM", 1, source), kMaxValuesPerSample),
+                source);
+  }
 }
 
 DadaHeader read_dada_header(ByteSource& src) {
@@ -119,7 +189,9 @@ DadaHeader read_dada_header(ByteSource& src) {
   }
   std::vector<char> block(h.hdr_size);
   src.read_exact(block.data(), block.size(), "DADA header");
-  return parse_dada_header(std::string_view(block.data(), block.size()), src.name());
+  DadaHeader full = parse_dada_header(std::string_view(block.data(), block.size()), src.name());
+  check_dada_int_cards(full, src.name());
+  return full;
 }
 
 std::vector<std::uint8_t> encode_dada_header(const DadaHeader& hin) {

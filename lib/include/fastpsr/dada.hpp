@@ -24,6 +24,8 @@ struct DadaHeader {
   /// Sets (or adds at the end) `key`.
   void set(const std::string& key, const std::string& value);
   /// Typed access; Error(format) naming the key when absent (and no fallback) or not a number.
+  /// get_int/get_int_or take only a whole decimal integer ("1e11" and "16x" are not), refuse one
+  /// past long long's range, and hold the cards of check_dada_int_cards to their ranges.
   [[nodiscard]] double get_double(const std::string& key, const std::string& source) const;
   [[nodiscard]] double get_double_or(const std::string& key, double fallback, const std::string& source) const;
   [[nodiscard]] long long get_int(const std::string& key, const std::string& source) const;
@@ -32,8 +34,15 @@ struct DadaHeader {
 
 /// True when the first bytes look like a DADA header (a HDR_VERSION or HDR_SIZE key line).
 bool looks_like_dada(std::span<const std::uint8_t> first_bytes);
-/// Reads the header block (HDR_SIZE bytes) from `src`, leaving it at the first data byte.
+/// Reads the header block (HDR_SIZE bytes) from `src`, leaving it at the first data byte, and
+/// checks its integer cards (check_dada_int_cards).
 DadaHeader read_dada_header(ByteSource& src);
+/// Error(format) naming `source` and the card when one of the integer cards NCHAN, NPOL, NDIM,
+/// NBIT, OBS_OFFSET, RESOLUTION, FILE_SIZE, FILE_NUMBER that `h` holds is not a whole integer or
+/// is out of its range (NCHAN 1 to 2^30, NPOL 1 to 4, NDIM 1 to 4, NBIT 1 to 64, byte counts 0
+/// to 2^62, RESOLUTION from 1), or when NCHAN·NPOL·NDIM passes 2^30 values a time sample.
+/// HDR_SIZE (1 to 16 MiB) is checked by parse_dada_header.
+void check_dada_int_cards(const DadaHeader& h, const std::string& source);
 /// Parses header text (up to the first NUL); `name` for messages.
 DadaHeader parse_dada_header(std::string_view text, const std::string& name);
 /// The header block: `KEY value` lines (keys padded to 12 columns, as PSRDADA writes them),
