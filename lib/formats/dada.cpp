@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 
 namespace fastpsr {
 namespace {
@@ -85,7 +86,10 @@ double DadaHeader::get_double_or(const std::string& key, double fallback, const 
   char* end = nullptr;
   const double d = std::strtod(v->c_str(), &end);
   if (end == v->c_str()) {
-    throw Error(ErrorCode::format, fmt::format("DADA header key {} has '{}', not a number", key, *v), source);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("DADA header key {} has '{}', not a number", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   return d;
 }
@@ -101,14 +105,19 @@ long long DadaHeader::get_int_or(const std::string& key, long long fallback, con
   long long n = 0;
   const IntText parsed = parse_int(*v, n);
   if (parsed == IntText::not_integer) {
-    throw Error(ErrorCode::format, fmt::format("DADA header key {} has '{}', not an integer", key, *v), source);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("DADA header key {} has '{}', not an integer", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   const IntCard* card = int_card(key);
   if (parsed == IntText::overflow || (card != nullptr && (n < card->lo || n > card->hi))) {
-    throw Error(ErrorCode::format,
-                card != nullptr ? fmt::format("PSRDADA {} {} is out of range ({} to {})", key, *v, card->lo, card->hi)
-                                : fmt::format("PSRDADA {} {} is out of range", key, *v),
-                source);
+    throw Error(
+        ErrorCode::format,
+        card != nullptr
+            ? fmt::format("PSRDADA {} {} is out of range ({} to {})", key, escape_for_message(*v), card->lo, card->hi)
+            : fmt::format("PSRDADA {} {} is out of range", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   return n;
 }
@@ -153,10 +162,13 @@ DadaHeader parse_dada_header(std::string_view text, const std::string& name) {
   long long size = 0;
   const IntText parsed = parse_int(size_text, size);
   if (parsed == IntText::not_integer) {
-    throw Error(ErrorCode::format, fmt::format("DADA header key HDR_SIZE has '{}', not an integer", size_text), name);
+    throw Error(ErrorCode::format,
+                fmt::format("DADA header key HDR_SIZE has '{}', not an integer", escape_for_message(size_text)), name);
   }
   if (parsed == IntText::overflow || size <= 0 || static_cast<std::size_t>(size) > kMaxHeader) {
-    throw Error(ErrorCode::format, fmt::format("absurd DADA HDR_SIZE {} (1 to {} bytes)", size_text, kMaxHeader), name);
+    throw Error(ErrorCode::format,
+                fmt::format("absurd DADA HDR_SIZE {} (1 to {} bytes)", escape_for_message(size_text), kMaxHeader),
+                name);
   }
   h.hdr_size = static_cast<std::size_t>(size);
   return h;

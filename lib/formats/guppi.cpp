@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 
 namespace fastpsr {
 namespace {
@@ -42,21 +43,6 @@ std::string card_value(std::string_view v) {
   return std::string(trim(v));
 }
 
-// Card text for a message: bytes that are not printable ASCII (the payload of a block whose
-// BLOCSIZE is wrong) are shown as \xNN, never sent to the terminal as they are.
-std::string printable(std::string_view s) {
-  std::string out;
-  for (const char ch : s) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (u >= 0x20 && u < 0x7f) {
-      out += ch;
-    } else {
-      out += fmt::format("\\x{:02x}", u);
-    }
-  }
-  return out;
-}
-
 bool printable_card(std::string_view s) {
   for (const char ch : s) {
     const auto u = static_cast<unsigned char>(ch);
@@ -80,7 +66,10 @@ double GuppiHeader::get_double_or(const std::string& key, double fallback, const
   char* end = nullptr;
   const double d = std::strtod(v->c_str(), &end);
   if (end == v->c_str() || *end != '\0') {
-    throw Error(ErrorCode::format, fmt::format("GUPPI header card {} has '{}', not a number", key, *v), source);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("GUPPI header card {} has '{}', not a number", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   return d;
 }
@@ -97,10 +86,16 @@ long long GuppiHeader::get_int_or(const std::string& key, long long fallback, co
   errno = 0;
   const long long n = std::strtoll(v->c_str(), &end, 10);
   if (end == v->c_str() || *end != '\0') {
-    throw Error(ErrorCode::format, fmt::format("GUPPI header card {} has '{}', not an integer", key, *v), source);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("GUPPI header card {} has '{}', not an integer", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   if (errno == ERANGE) {
-    throw Error(ErrorCode::format, fmt::format("GUPPI header card {} has '{}', out of range", key, *v), source);
+    throw Error(
+        ErrorCode::format,
+        fmt::format("GUPPI header card {} has '{}', out of range", escape_for_message(key), escape_for_message(*v)),
+        source);
   }
   return n;
 }
@@ -134,7 +129,7 @@ std::optional<GuppiHeader> read_guppi_header(ByteSource& src) {
       throw Error(
           ErrorCode::format,
           fmt::format("GUPPI header card at byte {} is not 'KEYWORD = value': '{}'{}", src.position() - kCard,
-                      printable(trim(text)),
+                      escape_for_message(trim(text)),
                       binary && start > 0 ? " (binary data: is the previous block's BLOCSIZE or DIRECTIO right?)"
                       : binary            ? " (binary data: not a GUPPI RAW header)"
                                           : ""),

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/format_detect.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/sigproc.hpp"
@@ -143,7 +144,7 @@ double SigprocHeader::channel_freq_mhz(int c) const {
 
 SigprocKeyType sigproc_key_type(std::string_view key) {
   if (const auto* k = find_key(key)) return k->type;
-  throw Error(ErrorCode::format, fmt::format("unknown SIGPROC header keyword '{}'", key));
+  throw Error(ErrorCode::format, fmt::format("unknown SIGPROC header keyword '{}'", escape_for_message(key)));
 }
 
 bool looks_like_sigproc(std::span<const std::uint8_t> b) {
@@ -199,7 +200,8 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
     }
     const KeyInfo* info = find_key(key);
     if (info == nullptr) {
-      throw Error(ErrorCode::format, fmt::format("unknown header keyword '{}' at byte {}", key, at), src.name());
+      throw Error(ErrorCode::format, fmt::format("unknown header keyword '{}' at byte {}", escape_for_message(key), at),
+                  src.name());
     }
     switch (info->type) {
       case SigprocKeyType::i32: *i32_field(h, key) = read_value<std::int32_t>(src, "header"); break;
@@ -213,8 +215,10 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
           const std::string tok = read_token(src, kMaxKeyLength, "fchannel or FREQUENCY_END");
           if (tok == "FREQUENCY_END") break;
           if (tok != "fchannel") {
-            throw Error(ErrorCode::format,
-                        fmt::format("unexpected '{}' inside the frequency table of the header", tok), src.name());
+            throw Error(
+                ErrorCode::format,
+                fmt::format("unexpected '{}' inside the frequency table of the header", escape_for_message(tok)),
+                src.name());
           }
           if (h.frequency_table.size() >= kMaxFrequencyTable) {
             throw Error(ErrorCode::format, "frequency table of the header is absurdly long", src.name());
@@ -264,7 +268,8 @@ std::string sigproc_value_string(const SigprocHeader& hin, std::string_view key)
   SigprocHeader h = hin;  // the field accessors take non-const references
   const KeyInfo* info = find_key(key);
   if (info == nullptr || info->type == SigprocKeyType::marker) {
-    throw Error(ErrorCode::format, fmt::format("no SIGPROC header keyword '{}' with a single value", key));
+    throw Error(ErrorCode::format,
+                fmt::format("no SIGPROC header keyword '{}' with a single value", escape_for_message(key)));
   }
   switch (info->type) {
     case SigprocKeyType::i32: return fmt::format("{}", *i32_field(h, key));
@@ -279,9 +284,13 @@ std::string sigproc_value_string(const SigprocHeader& hin, std::string_view key)
 
 void sigproc_set_value(SigprocHeader& h, std::string_view key, std::string_view text) {
   const KeyInfo* info = find_key(key);
-  if (info == nullptr) throw Error(ErrorCode::invalid_argument, fmt::format("unknown SIGPROC header keyword '{}'", key));
+  if (info == nullptr) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("unknown SIGPROC header keyword '{}'", escape_for_message(key)));
+  }
   auto bad = [&](const char* what) {
-    throw Error(ErrorCode::invalid_argument, fmt::format("'{}' is not {} (for the header keyword {})", text, what, key));
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("'{}' is not {} (for the header keyword {})", escape_for_message(text), what, key));
   };
   auto whole_int = [&](std::int64_t lo, std::int64_t hi) {
     std::int64_t v = 0;
