@@ -5,9 +5,12 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
@@ -22,14 +25,33 @@ namespace fastpsr::app {
 namespace {
 
 std::string g_tool;        // NOLINT(cert-err58-cpp)
+std::string g_command;     // NOLINT(cert-err58-cpp): the command the user ran (a shim's name), else g_tool
+std::string g_prefix;      // NOLINT(cert-err58-cpp): in front of messages
 std::string g_error_file;  // NOLINT(cert-err58-cpp)
 
 void print_error(const std::string& path, const std::string& what) {
   if (path.empty()) {
-    std::fprintf(stderr, "%s: error: %s\n", g_tool.c_str(), what.c_str());
+    std::fprintf(stderr, "%s: error: %s\n", g_prefix.c_str(), what.c_str());
   } else {
-    std::fprintf(stderr, "%s: error: %s: %s\n", g_tool.c_str(), path.c_str(), what.c_str());
+    std::fprintf(stderr, "%s: error: %s: %s\n", g_prefix.c_str(), path.c_str(), what.c_str());
   }
+}
+
+// A PRESTO/SIGPROC compatibility shim (tools/presto-compat: prepsubband, prepdata, dedisperse,
+// fake) runs a tool with FASTPSR_COMMAND set to its own name: messages then name the command
+// the user ran, as the shim's own do ("prepsubband (fastpsr): error: ..."), not the tool it
+// runs. Only a plain command name is taken (letters, digits, '.', '_', '+', '-'; 64 at most),
+// and the variable is unset so that it reaches no other program.
+std::string command_from_environment() {
+  const char* env = std::getenv("FASTPSR_COMMAND");
+  if (env == nullptr) return {};
+  std::string name(env);
+  ::unsetenv("FASTPSR_COMMAND");
+  const bool plain =
+      !name.empty() && name.size() <= 64 && name.front() != '-' && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' || c == '-';
+      });
+  return plain ? name : std::string();
 }
 
 // SIGINT, SIGTERM, SIGHUP: removes the temporary outputs still open (an interrupted run would
@@ -87,7 +109,14 @@ void install_signal_cleanup() {
 
 int run_tool(std::string_view tool, int argc, char** argv, const std::function<int(int, char**)>& body) {
   g_tool = std::string(tool);
-  set_log_prefix(tool);
+  g_command = command_from_environment();
+  if (g_command.empty() || g_command == g_tool) {
+    g_command = g_tool;
+    g_prefix = g_tool;
+  } else {
+    g_prefix = g_command + " (fastpsr)";
+  }
+  set_log_prefix(g_prefix);
   // Writes to a closed pipe then fail with EPIPE, which ends the tool quietly (like `yes | head`).
   std::signal(SIGPIPE, SIG_IGN);
   install_signal_cleanup();
@@ -120,7 +149,7 @@ void parse(CLI::App& app, std::vector<std::string> args) {
     if (a == "--") break;
     if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
       print_error("", fmt::format("unknown option '{}' (-h alone asks for the help)", a));
-      std::fprintf(stderr, "Run '%s --help' for the options.\n", g_tool.c_str());
+      std::fprintf(stderr, "Run '%s --help' for the options.\n", g_command.c_str());
       throw ParseExit{kExitUsage};
     }
   }
@@ -140,7 +169,7 @@ void parse(CLI::App& app, std::vector<std::string> args) {
     throw ParseExit{kExitOk};
   } catch (const CLI::ParseError& e) {
     print_error("", e.what());
-    std::fprintf(stderr, "Run '%s --help' for the options.\n", g_tool.c_str());
+    std::fprintf(stderr, "Run '%s --help' for the options.\n", g_command.c_str());
     throw ParseExit{kExitUsage};
   }
 }

@@ -4,6 +4,9 @@
 # FASTPSR_BINDIR overrides the directory fixed at install time.
 fastpsr_bindir=${FASTPSR_BINDIR:-@BINDIR@}
 shim=$(basename "$0")
+# The tool run by the shim names the shim in its messages ("prepsubband (fastpsr): error: ...",
+# as below), not itself (apps/common/tool_main.cpp); the tool unsets it again.
+export FASTPSR_COMMAND=$shim
 unsupported() {
   echo "$shim (fastpsr): error: option $1 is not supported by the fastpsr shim ($2)" >&2
   exit 2
