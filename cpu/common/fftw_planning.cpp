@@ -62,7 +62,7 @@ bool import_fftw_wisdom(const std::string& path) {
   return fftwf_import_wisdom_from_filename(path.c_str()) != 0;
 }
 
-void export_fftw_wisdom(const std::string& path) {
+void export_fftw_wisdom(const std::string& path, bool create_directory) {
   const std::filesystem::path target(path);
   std::error_code ec;
   if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
@@ -71,7 +71,7 @@ void export_fftw_wisdom(const std::string& path) {
   if (!may_hold_fftw_wisdom(path)) {
     throw Error(ErrorCode::io, "the file is not FFTW wisdom (it does not start with '(fftw-'): not replaced", path);
   }
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+  if (create_directory && target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
@@ -89,8 +89,23 @@ void export_fftw_wisdom(const std::string& path) {
 
 FftwWisdomFile::FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu)
     : path_(path.empty() ? default_fftw_wisdom_path() : path),
-      used_(on_cpu && path_ != "none" && effort != FftwEffort::estimate) {
+      used_(on_cpu && path_ != "none" && effort != FftwEffort::estimate),
+      default_path_(path.empty()) {
   if (!used_) return;
+  // The default location is made when missing; the folders of a path the user gave are not (a
+  // typo would otherwise create a tree of them): the run goes on without saving its plans.
+  if (!default_path_) {
+    const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+      log_warning(
+          "{}: the directory '{}' does not exist (--wisdom does not create it): FFTW wisdom cannot be saved "
+          "there, so this run's measured plans are not kept",
+          path_, dir.string());
+      used_ = false;
+      return;
+    }
+  }
   // Only a file that holds wisdom (or nothing) is ever replaced: a mistyped --wisdom obs.fil
   // must not destroy the observation.
   if (!may_hold_fftw_wisdom(path_)) {
@@ -113,7 +128,7 @@ FftwWisdomFile::FftwWisdomFile(const std::string& path, FftwEffort effort, bool 
 void FftwWisdomFile::save() const {
   if (!used_) return;
   try {
-    export_fftw_wisdom(path_);
+    export_fftw_wisdom(path_, default_path_);
   } catch (const Error& e) {
     log_warning(
         "{}: {}: FFTW wisdom not saved, so a later run may measure other plans and differ in its last bits "

@@ -27,10 +27,11 @@ bool may_hold_fftw_wisdom(const std::string& path);
 bool import_fftw_wisdom(const std::string& path);
 
 /// Writes the accumulated wisdom under a temporary name and renames it into place, so that a
-/// concurrent run never reads half a file; creates the directory. Error(io) naming the file, also
-/// for a path that exists and is not a regular file (a device is never replaced) or is a file
-/// that is not wisdom (may_hold_fftw_wisdom).
-void export_fftw_wisdom(const std::string& path);
+/// concurrent run never reads half a file; creates the directory (and those above it) only with
+/// `create_directory` (the default location). Error(io) naming the file, also for a path that
+/// exists and is not a regular file (a device is never replaced), is a file that is not wisdom
+/// (may_hold_fftw_wisdom) or is in a directory that does not exist.
+void export_fftw_wisdom(const std::string& path, bool create_directory = false);
 
 /// A tool run's wisdom file (the tools' --fftw and --wisdom): made before the plans, it imports
 /// the file when the run measures plans on the CPU; save() after the run writes it back, or says
@@ -39,13 +40,17 @@ class FftwWisdomFile {
  public:
   /// `path`: the --wisdom value ("" for the default path, "none" for no file). When the run uses
   /// wisdom and the file exists but is not wisdom (may_hold_fftw_wisdom): Error(invalid_argument)
-  /// naming it for a path given, a warning and no wisdom for the default path.
+  /// naming it for a path given, a warning and no wisdom for the default path. The default
+  /// path's directories are created when it is saved; a path given in a directory that does not
+  /// exist gets one warning here (the wisdom cannot be saved there), and the run goes on
+  /// without wisdom: nothing is created.
   FftwWisdomFile(const std::string& path, FftwEffort effort, bool on_cpu);
   void save() const;
 
  private:
   std::string path_;
   bool used_ = false;
+  bool default_path_ = false;
 };
 
 }  // namespace fastpsr::cpu
