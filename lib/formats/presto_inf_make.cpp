@@ -117,6 +117,12 @@ PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
   }
   d.band = "Radio";
   // PRESTO assumes foff < 0 (fch1 the highest channel); the lowest centre is right either way.
+  // A SIGPROC .tim (nchans 1) carries foff only from some writers: then the bandwidth is
+  // nchans x |foff|, the value PRESTO's tim2dat.py takes (it writes nchans x foff, signed). The
+  // .tim of SIGPROC dedisperse and of dedisp have no foff (formats.md §2): nothing says how wide
+  // the band was, and the bandwidth and channel width are 0. tim2dat.py writes a made-up 100 MHz
+  // there ("what else can we do?"); PRESTO's C tools take a channel width of 0 as unknown
+  // (prepfold leaves out its smearing figures), where 100 MHz would give wrong ones.
   const double df = std::fabs(h.foff);
   const double lowest = h.foff < 0.0 ? h.fch1 - (h.nchans - 1) * df : h.fch1;
   d.freq = lowest;
