@@ -19,6 +19,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/series_spool.hpp"
+#include "fastpsr/temp_registry.hpp"
 #include "fastpsr/tim_stream.hpp"
 #include "fastpsr/timeseries.hpp"
 
@@ -129,24 +130,29 @@ class FileSeries final : public Output {
 
   // A run that fails here (a full disk, an unwritable name) leaves none of its files: those
   // already renamed into place are removed, so that no partial set of DM trials (or a .dat
-  // without its .inf) looks like a finished run's output (QA pass 16, P16).
+  // without its .inf) looks like a finished run's output (QA pass 16, P16). A signal that ends
+  // the run here (SIGINT, SIGTERM, SIGHUP) does the same: the files are renamed through an
+  // OutputSet, whose renamed files the signal's handler removes along with the temporaries
+  // until the last one is in place; from then on the run is complete and a signal leaves them.
   void finish(const std::vector<std::uint64_t>& lengths) override {
     committed_ = std::make_unique<std::atomic<unsigned>[]>(series_.size());
+    temp_files::OutputSet set(2 * series_.size());  // file 2i: series i, 2i + 1: its .inf
     try {
       if (!spool_) {
         stop_openers();
         for_each_series([&](std::size_t i) {
           ensure_open(i);
-          complete(std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
+          complete(set, std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
         });
-        return;
+      } else {
+        for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
+          auto sink = open_series(i);
+          spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
+          spool_->release(i);
+          complete(set, std::move(sink), open_inf(i), i, lengths[i]);
+        }
       }
-      for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
-        auto sink = open_series(i);
-        spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
-        spool_->release(i);
-        complete(std::move(sink), open_inf(i), i, lengths[i]);
-      }
+      set.complete();
     } catch (...) {
       remove_committed();
       throw;
@@ -217,7 +223,8 @@ class FileSeries final : public Output {
 
   // The .inf is written before either file is renamed into place; committed_[i] records which
   // were (kDatCommitted, kInfCommitted) for remove_committed().
-  void complete(std::unique_ptr<ByteSink> sink, std::unique_ptr<ByteSink> inf, std::size_t i, std::uint64_t n) {
+  void complete(temp_files::OutputSet& set, std::unique_ptr<ByteSink> sink, std::unique_ptr<ByteSink> inf,
+                std::size_t i, std::uint64_t n) {
     sink->flush();
     sink->start_writeback();
     if (inf) {
@@ -225,12 +232,21 @@ class FileSeries final : public Output {
       inf->write(text.data(), text.size());
       inf->flush();
     }
-    sink->commit();
+    set.commit(2 * i, removable_path(paths_[i]), [&] { sink->commit(); });
     committed_[i] |= kDatCommitted;
     if (inf) {
-      inf->commit();
+      const std::string inf_path = presto_root(paths_[i]) + ".inf";
+      set.commit(2 * i + 1, removable_path(inf_path), [&] { inf->commit(); });
       committed_[i] |= kInfCommitted;
     }
+  }
+
+  // The path a signal may remove once the file is renamed there: none for stdout and for an
+  // existing device or FIFO (open_sink writes those in place; they are not ours to remove).
+  static std::string removable_path(const std::string& path) {
+    struct stat st {};
+    if (path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) return {};
+    return path;
   }
 
   // Removes the files of this run already renamed into place. Only regular files: a target

@@ -33,6 +33,9 @@ struct Slot {
   std::atomic<std::uint32_t> state{kFree};
   std::uint32_t next_free = 0;  // the free list, under the lock
   char* path = nullptr;         // this slot's NUL-terminated copy, exactly as long as the path
+  // A final name of an OutputSet: unlinked by a sweep only while *armed (nullptr: a temporary).
+  // Set with the path; the set outlives the slot (its destructor removes it).
+  const std::atomic<bool>* armed = nullptr;
 };
 
 // Slots come in chunks allocated on first use and never freed (a handler may read them until
@@ -49,6 +52,7 @@ struct Registry {
   std::atomic<std::uint32_t> used{0};  // slots handed out at least once: what a sweep walks
   std::uint32_t free_head = kNoSlot;   // under the lock
   std::atomic<int> creating{0};        // CreationScopes open now
+  std::atomic<int> completing{0};      // OutputSet::complete() calls deciding now
   std::atomic<bool> ending{false};     // a signal is ending the process
 };
 // Constant-initialised, so valid before any constructor runs, and trivially destroyed: a signal
@@ -112,7 +116,9 @@ std::uint32_t add(std::string_view path) noexcept {
   return id;
 }
 
-std::uint32_t reserve(std::string_view path) noexcept {
+namespace {
+// reserve() of a final name of an OutputSet (armed != nullptr) or of a temporary.
+std::uint32_t reserve_slot(std::string_view path, const std::atomic<bool>* armed) noexcept {
   if (path.empty()) return kNotRegistered;
   char* copy = new (std::nothrow) char[path.size() + 1];
   if (copy == nullptr) return kNotRegistered;
@@ -144,9 +150,13 @@ std::uint32_t reserve(std::string_view path) noexcept {
   }
   Slot& s = slot(id);
   s.path = copy;
+  s.armed = armed;
   s.state.store(kReserved, std::memory_order_relaxed);
   return id;
 }
+}  // namespace
+
+std::uint32_t reserve(std::string_view path) noexcept { return reserve_slot(path, nullptr); }
 
 void publish(std::uint32_t id) noexcept {
   if (id == kNotRegistered) return;
@@ -172,6 +182,7 @@ void remove(std::uint32_t id) noexcept {
   }
   delete[] s.path;
   s.path = nullptr;
+  s.armed = nullptr;
   s.next_free = g.free_head;
   g.free_head = id;
 }
@@ -191,10 +202,12 @@ std::size_t remove_all() noexcept {
     Slot& s = slot(id);
     std::uint32_t seen = kLive;
     if (!s.state.compare_exchange_strong(seen, kClaimed, std::memory_order_acq_rel)) continue;
-    // Only temporary names are registered. One renamed into place a moment ago no longer
-    // exists (ENOENT), and no other file can have taken it: the names are unique to this
-    // process (pid and serial), so the final file is never touched.
-    if (::unlink(s.path) == 0) ++removed;
+    // A temporary renamed into place a moment ago no longer exists (ENOENT), and no other file
+    // can have taken its name: the names are unique to this process (pid and serial), so a
+    // final file is never touched through it. A final name is registered only by an OutputSet
+    // once its file is there, and removed while the set is not complete.
+    const bool remove = s.armed == nullptr || s.armed->load();
+    if (remove && ::unlink(s.path) == 0) ++removed;
     s.state.store(kSwept, std::memory_order_release);
   }
   errno = saved_errno;
@@ -210,9 +223,55 @@ bool remove_all_for_exit() noexcept {
   for (int i = 0; g.creating.load() != 0 && i < 10000 + 500; ++i) {
     if (i >= 10000) ::poll(nullptr, 0, 1);
   }
+  // An OutputSet::complete() under way decides without a lock or a system call: wait for it,
+  // however long, so that the sweep below sees its set complete or not, never both.
+  for (int i = 0; g.completing.load() != 0; ++i) {
+    if (i >= 10000) ::poll(nullptr, 0, 1);
+  }
   errno = saved_errno;
   remove_all();
   return true;
+}
+
+OutputSet::OutputSet(std::size_t files) : files_(files), ids_(std::make_unique<std::uint32_t[]>(files)) {
+  for (std::size_t k = 0; k < files; ++k) ids_[k] = kNotRegistered;
+}
+
+OutputSet::~OutputSet() {
+  for (std::size_t k = 0; k < files_; ++k) remove(ids_[k]);
+}
+
+void OutputSet::commit(std::size_t k, std::string_view final_path, const std::function<void()>& rename) {
+  // Reserved outside the scope (reserving takes the lock and allocates), published inside it
+  // right after the rename: a sweep waits for the scope, so it finds the file either not yet
+  // renamed (its temporary is registered) or renamed and registered under its final name.
+  const std::uint32_t id = final_path.empty() ? kNotRegistered : reserve_slot(final_path, &armed_);
+  try {
+    const CreationScope renaming;
+    rename();
+    publish(id);
+  } catch (...) {
+    remove(id);
+    throw;
+  }
+  ids_[k] = id;
+}
+
+void OutputSet::complete() noexcept {
+  const sigset_t set = ending_signals();
+  sigset_t old;
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  // Sequentially consistent against remove_all_for_exit (store `ending`, then read
+  // `completing`): either the sweep waits for this and sees the set complete, or this sees the
+  // process ending and waits for its end, the files being removed.
+  g.completing.fetch_add(1);
+  if (g.ending.load()) {
+    g.completing.fetch_sub(1);
+    for (;;) ::pause();
+  }
+  armed_.store(false);
+  g.completing.fetch_sub(1);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 }  // namespace fastpsr::temp_files

@@ -6,13 +6,17 @@
 ///
 /// Normal code registers and unregisters paths from any thread (add/remove take a lock and
 /// allocate); the handler side (remove_all, remove_all_for_exit) only reads atomics, claims
-/// slots with compare-and-swap and calls unlink(2), so it is async-signal-safe. Only temporary
-/// names are ever registered, never final ones: a sweep that races with a rename unlinks a name
-/// that no longer exists, and a finished file is never touched.
+/// slots with compare-and-swap and calls unlink(2), so it is async-signal-safe. Temporary names
+/// are registered (a sweep that races with a rename unlinks a name that no longer exists); final
+/// names only through an OutputSet, while its files are being renamed into place, so that a
+/// set of outputs that belong together is left whole or not at all.
 #include <signal.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string_view>
 
 namespace fastpsr::temp_files {
@@ -57,13 +61,52 @@ void remove(std::uint32_t id) noexcept;
 /// Paths registered and not yet removed or swept (for tests and diagnostics).
 [[nodiscard]] std::size_t live() noexcept;
 
-/// Unlinks every registered path; returns how many files it removed. The ids stay valid (their
-/// remove() still frees the slot). Async-signal-safe.
+/// Unlinks every registered path (the final names of an OutputSet only while it is not
+/// complete); returns how many files it removed. The ids stay valid (their remove() still frees
+/// the slot). Async-signal-safe.
 std::size_t remove_all() noexcept;
 /// What a signal handler that ends the process calls: stops new temporaries (CreationScope),
 /// waits briefly for those being created, then remove_all(). Returns false, doing nothing, when
 /// another thread's call already does the work (that thread ends the process). Async-signal-safe;
 /// after it, this process must end (creations from then on wait for ever).
 bool remove_all_for_exit() noexcept;
+
+/// Files that are complete only together (dedisp's DM trials: .dat/.inf pairs, .tim files) and
+/// are renamed into place one by one: a signal that ends the process while they are (SIGINT,
+/// SIGTERM, SIGHUP: remove_all_for_exit) removes those already renamed as well as the
+/// temporaries, so that an interrupted run leaves none of its files; once complete() has
+/// returned, a signal leaves them all. Whichever happens first decides: a complete() that finds
+/// the process being ended waits for the end (its files are removed), a sweep that finds
+/// complete() under way waits for it (the files stay).
+///
+/// One condition: a rename that takes longer than the half second remove_all_for_exit waits
+/// for file creations (a stalled network file system) may finish after the sweep, and that one
+/// file is then left.
+class OutputSet {
+ public:
+  /// A set of `files` files, numbered 0 to files - 1.
+  explicit OutputSet(std::size_t files);
+  /// Unregisters the final names (removes nothing: on failure the caller removes what it
+  /// renamed). Call it only when no commit() runs any more.
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
+  /// Renames file `k` into place: `rename` (a ByteSink's commit()) runs with the ending signals
+  /// blocked on this thread, and `final_path` is registered for removal by a signal from the
+  /// moment the file exists under it (before rename returns as seen by a sweep). An empty
+  /// `final_path` (stdout, or an existing device or FIFO written in place) registers nothing.
+  /// If the process is being ended by a signal, does not return (the file is not renamed).
+  /// Once per k; from several threads at once for different k.
+  void commit(std::size_t k, std::string_view final_path, const std::function<void()>& rename);
+  /// The set's commit point, after every commit(): from here a signal leaves the files. If the
+  /// process is already being ended by a signal, does not return (the files are removed).
+  void complete() noexcept;
+
+ private:
+  std::size_t files_;
+  std::unique_ptr<std::uint32_t[]> ids_;  // per file: its registration, or kNotRegistered
+  std::atomic<bool> armed_{true};         // read by sweeps: remove the final names
+};
 
 }  // namespace fastpsr::temp_files
