@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/device_warmup.hpp"
+#include "common/option_checks.hpp"
 #include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
@@ -51,6 +52,9 @@ constexpr const char* kExamples = R"(Examples:
 Output holds, for each DM, exactly the samples whose every channel has data (N - max delay at
 that DM, in output samples): no padding. The plain sum over channels is written unless
 --baseline says otherwise. See man dedisp for the delay models and the edge rules.)";
+
+// The most DM trials of a --dm range (parse_dm_range), and so of --numdms.
+constexpr double kMaxDmTrials = 1e7;
 
 struct Options {
   std::string input;
@@ -95,24 +99,40 @@ void add_options(CLI::App& app, Options& o) {
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
   // One value: a vector took the input after it as a second DM (`dedisp -d 5 obs.fil`, QA pass 16, P5).
-  app.add_option("-d", o.single_dm, "One DM (SIGPROC dedisperse -d)")->group(trials);
+  app.add_option("-d", o.single_dm, "One DM (SIGPROC dedisperse -d)")->check(finite_number())->group(trials);
   app.add_option("--dm-list", o.dm_list, "File of DMs (whitespace or commas, # comments)")->group(trials);
   app.add_option("--dm-plan", o.dm_plan,
                  "auto: DDplan-style ranges between --dm-min and --dm-max; show: print that plan and exit")
       ->check(CLI::IsMember({"auto", "show"}))
       ->group(trials);
-  app.add_option("--lodm", o.lodm, "PRESTO prepsubband: lowest DM (with --dmstep, --numdms)")->group(trials);
-  app.add_option("--dmstep", o.dmstep, "PRESTO prepsubband: DM step")->group(trials);
-  app.add_option("--numdms", o.numdms, "PRESTO prepsubband: number of DMs")->group(trials);
+  // --lodm -1 and --numdms 0 would read as "not given" (the defaults), and --numdms is held to
+  // the 10 million trials of a --dm range (it filled the memory instead).
+  app.add_option("--lodm", o.lodm, "PRESTO prepsubband: lowest DM (with --dmstep, --numdms)")
+      ->check(not_negative_number("give a DM of 0 or more"))
+      ->group(trials);
+  app.add_option("--dmstep", o.dmstep, "PRESTO prepsubband: DM step")
+      ->check(positive_number("give a DM step above 0"))
+      ->group(trials);
+  app.add_option("--numdms", o.numdms, "PRESTO prepsubband: number of DMs")
+      ->check(number_in(1, kMaxDmTrials, "give 1 to 10000000 DMs (as many as a --dm range may have)"))
+      ->group(trials);
   auto* plan = "Automatic DM plan";
-  app.add_option("--dm-min", o.dm_min, "Lowest DM of the plan")->capture_default_str()->group(plan);
-  app.add_option("--dm-max", o.dm_max, "Highest DM of the plan")->capture_default_str()->group(plan);
+  app.add_option("--dm-min", o.dm_min, "Lowest DM of the plan")
+      ->capture_default_str()
+      ->check(not_negative_number("give a DM of 0 or more"))
+      ->group(plan);
+  app.add_option("--dm-max", o.dm_max, "Highest DM of the plan")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->group(plan);
   app.add_option("--dm-tol", o.dm_tol,
                  "Smearing tolerance: two time scales within this factor count as equal (DDplan.py uses 1.2)")
       ->capture_default_str()
+      ->check(number_in(1, kNoLimit, "give a factor of 1 or more"))
       ->group(plan);
   app.add_option("--dm-plan-nsub", o.plan_nsub,
                  "Plan as DDplan.py -s N would for a prepsubband run with N subbands (to compare plans)")
+      ->check(not_negative())
       ->group(plan);
   auto* out = "Output";
   app.add_option("-o,--output", o.output,
@@ -130,8 +150,10 @@ void add_options(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str()
       ->group(out);
-  app.add_option("--dm-prec,--dmprec", o.dm_prec, "Digits after the point of the DM in file names")
+  // Beyond 15 digits a double's DM holds none: more only lengthen the names (2000000000 hung).
+  app.add_option("--dm-prec,--dmprec", o.dm_prec, "Digits after the point of the DM in file names (0 to 15)")
       ->capture_default_str()
+      ->check(number_in(0, 15, "give 0 to 15 digits"))
       ->group(out);
   app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
       ->group(out);
@@ -164,6 +186,7 @@ void add_options(CLI::App& app, Options& o) {
       ->group(proc);
   app.add_option("--nsub", o.nsub,
                  "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
+      ->check(not_negative())
       ->group(proc);
   app.add_option("--start", o.start, "Input samples to skip first")->check(not_negative())->group(proc);
   app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")
@@ -174,7 +197,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")
       ->check(not_negative())
       ->group(dev);
-  app.add_option("--threads", o.threads, "CPU threads (default: all); files are written by up to 8 of them")
+  app.add_option("--threads", o.threads,
+                 "CPU threads, at most 1024 (default: all); files are written by up to 8 of them")
+      ->check(thread_count())
       ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,
                  "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N,"
