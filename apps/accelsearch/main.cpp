@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/device_warmup.hpp"
+#include "common/option_checks.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/accel_backends.hpp"
 #include "fastpsr/accel_search.hpp"
@@ -85,20 +86,34 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("inputs", o.inputs,
                  "Input .dat/.sdat/.fft (with .inf beside), SIGPROC .tim, or - (a tim-stream on stdin)")
       ->required();
-  app.add_option("--zmax", c.zmax, "Largest |z| (Fourier bins drifted) searched; rounded up to even")
-      ->capture_default_str();
+  app.add_option("--zmax", c.zmax, "Largest |z| (Fourier bins drifted) searched, at most 1000000; rounded up to even")
+      ->capture_default_str()
+      ->check(number_in(0, kMaxZmax, "give 0 to 1000000 bins"));
   app.add_option("--numharm", c.numharm, "Harmonics summed at most: 1, 2, 4, 8, 16 or 32")->capture_default_str();
-  app.add_option("--sigma", c.sigma, "Candidate threshold (Gaussian sigma after trials)")->capture_default_str();
-  app.add_option("--flo", c.flo_hz, "Lowest frequency (Hz) of the highest harmonic searched")->capture_default_str();
-  app.add_option("--fhi", c.fhi_hz, "Highest frequency (Hz) of the highest harmonic searched")->capture_default_str();
-  app.add_option("--rlo", o.rlo, "Lowest Fourier bin searched (overrides --flo)");
-  app.add_option("--rhi", o.rhi, "Highest Fourier bin searched (overrides --fhi)");
+  // 1e6 sigma is a summed power of about 5e11 times the noise's: more is no threshold a search
+  // needs, and past about 1e154 the statistics failed ("chi2_q_inverse_log: need a finite ln q").
+  app.add_option("--sigma", c.sigma, "Candidate threshold (Gaussian sigma after trials), above 0 and at most 1e6")
+      ->capture_default_str()
+      ->check(number_in(0, 1e6, "give a sigma above 0 and at most 1e6", Ends::above_lo));
+  // A range outside the spectrum or empty is refused by the plan, which names the bins and the
+  // spectrum's; NaN and infinities here (NaN is --rlo's and --rhi's "not given": -rlo nan searched
+  // from -flo, -fhi inf to the top).
+  app.add_option("--flo", c.flo_hz, "Lowest frequency (Hz) of the highest harmonic searched")
+      ->capture_default_str()
+      ->check(finite_number());
+  app.add_option("--fhi", c.fhi_hz, "Highest frequency (Hz) of the highest harmonic searched")
+      ->capture_default_str()
+      ->check(finite_number());
+  app.add_option("--rlo", o.rlo, "Lowest Fourier bin searched (overrides --flo)")->check(finite_number());
+  app.add_option("--rhi", o.rhi, "Highest Fourier bin searched (overrides --fhi)")->check(finite_number());
   app.add_option("--wmax", o.wmax, "Jerk search (not implemented yet: must be 0)");
   app.add_option("--lobin", o.lobin, "First Fourier bin of a .fft (PRESTO's option; only 0 is supported)")
       ->capture_default_str();
   app.add_option("--zaplist", c.zaplist, "Birdies to zap: lines 'freq_hz width_hz' (PRESTO .zaplist)");
-  app.add_option("--baryv", c.baryv, "Average barycentric velocity (v/c) for the zaplist")->capture_default_str();
-  app.add_option("--ncpus", o.ncpus, "CPU threads (default: all)");
+  app.add_option("--baryv", c.baryv, "Average barycentric velocity (v/c, between -1 and 1) for the zaplist")
+      ->capture_default_str()
+      ->check(number_in(-1, 1, "give a velocity v/c between -1 and 1", Ends::open));
+  app.add_option("--ncpus", o.ncpus, "CPU threads, at most 1024 (default: all)")->check(thread_count());
   app.add_flag("--inmem", o.inmem,
                "Keep the whole f-fdot plane in memory whatever its size (PRESTO's -inmem; see --plane-memory)");
   app.add_option("--plane-memory", o.plane_memory,
@@ -117,11 +132,13 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--dered-start", c.dered.startwidth, "De-reddening: first block length (bins)")->capture_default_str();
   app.add_option("--dered-end", c.dered.endwidth, "De-reddening: longest block length (bins)")->capture_default_str();
   app.add_option("--dered-endfreq", c.dered.endfreq_hz, "De-reddening: frequency (Hz) where blocks stop growing")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(not_negative_number("give a frequency of 0 Hz or more"));
   app.add_flag("--full-range", o.config.full_range,
                "Search up to fhi/rhi (PRESTO, and so the default, stops at its last whole block below it)");
   app.add_flag("--interbin", o.interbin, "Interbinning after correlation (FDAS) instead of Fourier interpolation");
-  app.add_option("--fft-len", o.fft_len, "Overlap-save FFT length (complex points; default: automatic)");
+  app.add_option("--fft-len", o.fft_len, "Overlap-save FFT length (complex points; default: automatic)")
+      ->check(not_negative());
   app.add_option("--gpu-config", o.gpu_config,
                  "GPU kernel settings key=value,... (path=cufft|custom, fft_len, batch); they override the tuned ones");
   app.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning database (written by `tune accel`)");
@@ -157,7 +174,6 @@ AccelConfig finish_config(Options& o) {
     usage_error(fmt::format("--lobin {}: spectra that start above bin 0 are not supported (only PRESTO's default, 0)",
                             o.lobin));
   }
-  if (o.ncpus < 0) usage_error(fmt::format("--ncpus must be >= 0, got {}", o.ncpus));
   if (!parse_fftw_effort(o.fftw)) {
     usage_error(fmt::format("--fftw '{}' is not one of estimate, measure, patient", o.fftw));
   }
