@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/device_warmup.hpp"
+#include "common/option_checks.hpp"
 #include "common/phase_timer.hpp"
 #include "common/progress.hpp"
 #include "common/tool_main.hpp"
@@ -28,6 +29,10 @@
 
 namespace fastpsr::app {
 namespace {
+
+// Raw input's sample rate: 1 Hz to 1 THz of complex samples (--bw and --tsamp are one rate).
+constexpr const char* kBwRange = "give a bandwidth of 1e-6 to 1e6 MHz (negative: an inverted band)";
+constexpr const char* kTsampRange = "give a sample interval of 1e-12 to 1 s";
 
 constexpr const char* kExamples = R"(
 Examples:
@@ -100,7 +105,7 @@ void check_sample_count(std::uint64_t n, const ChanneliserPlan& plan, bool drop_
     throw Error(ErrorCode::format,
                 fmt::format("{} samples make {} spectra of {} channels: fewer than the {} that --taps {}{} need "
                             "for one output row",
-                            n, spectra, c, plan.ntaps() - 1 + plan.spectra_per_row(), plan.ntaps(),
+                            n, spectra, c, std::int64_t{plan.ntaps()} - 1 + plan.spectra_per_row(), plan.ntaps(),
                             plan.spectra_per_row() > 1 ? fmt::format(" and --nint {}", plan.spectra_per_row()) : ""),
                 name);
   }
@@ -203,18 +208,23 @@ int run(int argc, char** argv) {
   auto* g_in = app.add_option_group("Raw input (no header)");
   g_in->add_option("--format", o.format, "Sample type: ci8, ci16 or cf32 (complex int8, int16, float32)");
   g_in->add_option("--npol", o.npol, "Polarisations, interleaved per sample: 1 or 2")->capture_default_str();
-  g_in->add_option("--fcentre", o.fcentre, "Centre frequency of the band, MHz");
-  g_in->add_option("--bw", o.bw, "Bandwidth, MHz (complex sampling: 1/tsamp); negative: inverted band");
-  g_in->add_option("--tsamp", o.tsamp, "Sample interval, s");
+  g_in->add_option("--fcentre", o.fcentre, "Centre frequency of the band, MHz")->check(finite_number());
+  g_in->add_option("--bw", o.bw, "Bandwidth, MHz (complex sampling: 1/tsamp; 1e-6 to 1e6); negative: inverted band")
+      ->check(number_in(-1e6, 1e6, kBwRange));
+  g_in->add_option("--tsamp", o.tsamp, "Sample interval, s (1e-12 to 1)")->check(number_in(1e-12, 1, kTsampRange));
   g_in->add_option("--source-name", o.source_name, "Source name for the output header");
-  app.add_option("--tstart", o.tstart, "MJD of the first input sample (overrides the input's)");
+  app.add_option("--tstart", o.tstart, "MJD of the first input sample (overrides the input's)")->check(finite_number());
   auto* g_ppf = app.add_option_group("Filter");
   g_ppf->add_option("-C,--channels", o.channels, "Channels per (coarse) channel: the FFT length")->required();
   g_ppf->add_option("-T,--taps", o.taps, "FIR taps per channel")->capture_default_str();
   g_ppf->add_option("--window", o.window, "Window of the sinc: hann, hamming, blackman, kaiser[:beta], rect")
       ->capture_default_str();
-  g_ppf->add_option("--fwidth", o.fwidth, "Passband width in channels (1: -6 dB crossover; more: less scalloping)")
-      ->capture_default_str();
+  g_ppf
+      ->add_option("--fwidth", o.fwidth,
+                   "Passband width in channels, above 0 and at most --channels (1: -6 dB crossover; more: less "
+                   "scalloping)")
+      ->capture_default_str()
+      ->check(positive_number("give a passband width above 0 channels"));
   g_ppf->add_option("--coeffs", o.coeffs, "External coefficients: C*T float32 (raw LE, or text), coeff[t*C + c]");
   g_ppf->add_flag("--show-filter", o.show_filter, "Print the filter's scalloping and leakage, then exit");
   auto* g_out = app.add_option_group("Output");
@@ -257,6 +267,17 @@ int run(int argc, char** argv) {
   p.detection = parse_detection(o.detect);
   FASTPSR_EXPECTS(o.channels >= 1, "--channels must be >= 1, got {}", o.channels);
   FASTPSR_EXPECTS(o.taps >= 1, "--taps must be >= 1, got {}", o.taps);
+  // The sinc is sampled at the input rate: a passband wider than the C channels of the whole band
+  // aliases (1e30 gave a filter of rounding noise).
+  // The value as given, as the validators' messages name it.
+  auto given = [&](const char* name) { return app.get_option(name)->results().front(); };
+  if (app.count("--fwidth") > 0 && o.fwidth > o.channels) {
+    usage_error(fmt::format("--fwidth: {} is out of range: give a passband width above 0 and at most --channels ({})",
+                            given("--fwidth"), o.channels));
+  }
+  // 0 is the default of --bw and --tsamp ("from the other one"), not a value to give.
+  if (app.count("--bw") > 0 && std::abs(o.bw) < 1e-6)
+    usage_error(fmt::format("--bw: {} is out of range: {}", given("--bw"), kBwRange));
   // Options that would have no effect are refused, not silently dropped.
   FASTPSR_EXPECTS(o.coeffs.empty() || (app.count("--window") == 0 && app.count("--fwidth") == 0),
                   "--window and --fwidth design the filter; --coeffs gives it instead: give one or the other");
@@ -300,6 +321,15 @@ int run(int argc, char** argv) {
   FASTPSR_EXPECTS(o.format.empty() || o.fcentre > 0.0,
                   "raw input needs --fcentre, the band's centre frequency in MHz (a positive number)");
   if (!o.format.empty()) {
+    // The fine channels' centres reach from fcentre - |bw|/2 to below fcentre + |bw|/2: a band
+    // that reaches 0 MHz gave a filterbank that dedisp refuses (channel frequencies not positive).
+    const double bw = o.bw != 0.0 ? std::abs(o.bw) : o.tsamp > 0.0 ? 1e-6 / o.tsamp : 0.0;
+    if (o.fcentre - bw / 2.0 <= 0.0) {
+      usage_error(
+          fmt::format("--fcentre {} MHz with a bandwidth of {} MHz: the band reaches down to {} MHz, and "
+                      "frequencies must stay positive",
+                      o.fcentre, bw, o.fcentre - bw / 2.0));
+    }
     raw = RawVoltageOptions{};
     raw->type = parse_voltage_type(o.format);
     raw->npol = o.npol;
