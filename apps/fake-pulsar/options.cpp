@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "common/option_checks.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/log.hpp"
 
@@ -23,6 +24,16 @@ std::uint64_t sigproc_sample_count(double tobs_s, double tsamp_s) {
   return static_cast<std::uint64_t>(blocks) * 512U;
 }
 
+// The most samples --tobs may ask for: past 2^64 - 1 the count wrapped to 0 (a header-only
+// file, which --tobs 0 is refused for).
+constexpr double kMaxSamples = 0x1p63;
+
+// Values that overflow the float32 output (NaN and infinite samples): these bounds keep mean +
+// rms x signal below 1e37.
+constexpr double kMaxLevel = 1e30;  // --mean, --rms: output units
+constexpr double kMaxSnr = 1e6;     // --snrpeak, --fold-snr
+constexpr double kMaxPower = 1e12;  // --peak-power (the square of an S/N)
+
 }  // namespace
 
 std::vector<std::string> single_dash_names(const CLI::App& app) {
@@ -35,7 +46,10 @@ std::vector<std::string> single_dash_names(const CLI::App& app) {
 
 void add_fake_options(CLI::App& app, FakeOptions& o) {
   const std::string obs = "Observation (SIGPROC fake's options and defaults; every option also works with one dash)";
-  app.add_option("--nchans", o.nchans, "Number of channels")->capture_default_str()->group(obs);
+  app.add_option("--nchans", o.nchans, "Number of channels")
+      ->capture_default_str()
+      ->check(number_in(1, kNoLimit, "give 1 channel or more"))
+      ->group(obs);
   app.add_option("--fch1", o.fch1_mhz, "Centre frequency of channel 0, MHz")->capture_default_str()->group(obs);
   app.add_option("--foff", o.foff_mhz, "Channel width, MHz (made negative: channel 0 is the highest, as SIGPROC does)")
       ->capture_default_str()
@@ -61,8 +75,11 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--snrpeak", p.snrpeak,
                  "Peak S/N of one pulse in the dedispersed time series (per channel: snrpeak/sqrt(nchans))")
       ->capture_default_str()
+      ->check(number_in(0, kMaxSnr, "give an S/N of 0 to 1e6"))
       ->group(psr);
+  // 0 or less read as "not given": the pulsar was injected at --snrpeak's default instead.
   app.add_option("--fold-snr", p.fold_snr, "Instead of --snrpeak: the S/N after ideal dedispersion and folding")
+      ->check(number_in(0, kMaxSnr, "give an S/N above 0 and at most 1e6", Ends::above_lo))
       ->group(psr);
   app.add_option("--profile", o.profile, "Pulse shape: boxcar (SIGPROC's), gaussian or vonmises")
       ->capture_default_str()
@@ -76,7 +93,10 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
       ->group(psr);
   app.add_option("--fdot", p.fdot, "Frequency derivative, Hz/s (period given at the middle)")->group(psr);
   app.add_option("--z", p.z, "PRESTO's z = fdot T^2, Fourier bins drifted over the observation")->group(psr);
-  app.add_option("--spectral-index", p.spectral_index, "Amplitude ~ f^index (mean 1 over the band)")->group(psr);
+  // Pulsars' indices lie between about -4 and 1; 1e300 gave NaN samples.
+  app.add_option("--spectral-index", p.spectral_index, "Amplitude ~ f^index (mean 1 over the band), -10 to 10")
+      ->check(number_in(-10, 10, "give an index of -10 to 10"))
+      ->group(psr);
   app.add_flag("--sigproc-phase", o.sigproc_phase,
                "Phase = t f(t) as SIGPROC fake (doubles the apparent fdot); default: the integral of f(t)")
       ->group(psr);
@@ -119,14 +139,27 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--delay-model", o.delay_model, "Dispersion constant and reference: presto or sigproc")
       ->capture_default_str()
       ->group(noise);
-  app.add_option("--mean", o.mean, "Output value of zero signal (default by nbits: 127.5 for 8 bits...)")->group(noise);
-  app.add_option("--rms", o.rms, "Output units per noise rms (default by nbits: 31.875 for 8 bits...)")->group(noise);
+  app.add_option("--mean", o.mean, "Output value of zero signal (default by nbits: 127.5 for 8 bits...)")
+      ->check(number_in(-kMaxLevel, kMaxLevel, "give a level of -1e30 to 1e30"))
+      ->group(noise);
+  app.add_option("--rms", o.rms, "Output units per noise rms (default by nbits: 31.875 for 8 bits...)")
+      ->check(number_in(0, kMaxLevel, "give a scale above 0 and at most 1e30", Ends::above_lo))
+      ->group(noise);
   app.add_option("-o,--output", o.output, "Output file; - is stdout")->capture_default_str()->group(noise);
   app.add_flag("--headerless", o.headerless, "Write the data without a header")->group(noise);
   app.add_option("--source-name", o.source_name, "source_name in the header (default as SIGPROC fake)")->group(noise);
-  app.add_option("--machine-id", o.machine_id, "machine_id in the header")->capture_default_str()->group(noise);
-  app.add_option("--telescope-id", o.telescope_id, "telescope_id in the header")->capture_default_str()->group(noise);
-  app.add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str()->group(noise);
+  app.add_option("--machine-id", o.machine_id, "machine_id in the header")
+      ->capture_default_str()
+      ->check(not_negative())
+      ->group(noise);
+  app.add_option("--telescope-id", o.telescope_id, "telescope_id in the header")
+      ->capture_default_str()
+      ->check(not_negative())
+      ->group(noise);
+  app.add_option("--threads", o.threads, "CPU threads (0: all; at most 1024)")
+      ->capture_default_str()
+      ->check(thread_count())
+      ->group(noise);
   app.add_option("--report", o.report,
                  "Write what was injected and the S/N a search must recover (JSON; the RFI is not in it)")
       ->group(noise);
@@ -142,6 +175,7 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--tone", o.tones, "A tone: freq=MHz,amp=rms[,phase=deg] (repeatable)")->group(volt);
   app.add_option("--peak-power", o.pulsar.peak_power,
                  "Pulsar power / noise power at the pulse peak (or --fold-snr: the coherent S/N)")
+      ->check(number_in(0, kMaxPower, "give a power ratio above 0 and at most 1e12", Ends::above_lo))
       ->group(volt);
   app.add_flag("--raw", o.raw, "No DADA header: the samples only")->group(volt);
 
@@ -214,6 +248,10 @@ sim::SimConfig build_config(const FakeOptions& o) {
   } else {
     if (!(o.tobs_s > 0.0) || !std::isfinite(o.tobs_s))
       usage_error(fmt::format("--tobs must be positive, got {}", o.tobs_s));
+    if (!(o.tobs_s / c.obs.tsamp_s <= kMaxSamples)) {
+      usage_error(fmt::format("--tobs: {} is out of range: {:.3g} samples of {} us, more than the 2^63 a file may hold",
+                              o.tobs_s, o.tobs_s / c.obs.tsamp_s, o.tsamp_us));
+    }
     c.obs.nsamples = sigproc_sample_count(o.tobs_s, c.obs.tsamp_s);
   }
   if (o.nbits != 1 && o.nbits != 2 && o.nbits != 4 && o.nbits != 8 && o.nbits != 16 && o.nbits != 32) {
@@ -260,6 +298,12 @@ sim::VoltageConfig build_voltage_config(const FakeOptions& o) {
   } else {
     if (!(o.tobs_s > 0.0) || !std::isfinite(o.tobs_s)) {
       usage_error(fmt::format("--tobs must be positive, got {}", o.tobs_s));
+    }
+    if (!(o.tobs_s * o.bw_mhz * 1e6 <= kMaxSamples)) {
+      usage_error(
+          fmt::format("--tobs: {} is out of range: {:.3g} samples at --bw {} MHz, more than the 2^63 a stream "
+                      "may hold",
+                      o.tobs_s, o.tobs_s * o.bw_mhz * 1e6, o.bw_mhz));
     }
     v.nsamples = static_cast<std::uint64_t>(std::ceil(o.tobs_s * o.bw_mhz * 1e6 - 1e-6));
   }
