@@ -4,6 +4,7 @@
 // those tools then read by themselves.
 #include <cstdio>
 
+#include "common/option_checks.hpp"
 #include "common/tool_main.hpp"
 #include "fastpsr/backends.hpp"
 #include "fastpsr/dedisp_setups.hpp"
@@ -53,6 +54,7 @@ void add_run_options(CLI::App* sub, Options& o) {
          "Seconds of measuring in all, shared equally by the problems of the run (the DM ranges of a dedisp plan; "
          "accel and ppf tune one)")
       ->capture_default_str()
+      ->check(finite_number())  // CLI::PositiveNumber takes nan and inf
       ->check(CLI::PositiveNumber);
   sub->add_flag("--dry-run", o.dry_run, "List the problem's key and the candidates, measure nothing (no GPU needed)");
   sub->add_option("--reps", o.repeats, "Timings per configuration (the median counts)")
@@ -77,19 +79,27 @@ int run(int argc, char** argv) {
   auto* fil = dd->add_option("--fil", o.dedisp.fil, "SIGPROC filterbank whose header describes the data");
   setup->excludes(fil);
   dd->add_option("--dm", o.dedisp.dm, "With --fil: DM range lo:hi:step (default: the automatic plan)");
-  dd->add_option("--dm-min", o.dedisp.dm_min, "With --fil, no --dm: lowest DM of the plan")->capture_default_str();
-  dd->add_option("--dm-max", o.dedisp.dm_max, "With --fil, no --dm: highest DM of the plan")->capture_default_str();
+  dd->add_option("--dm-min", o.dedisp.dm_min, "With --fil, no --dm: lowest DM of the plan")
+      ->capture_default_str()
+      ->check(not_negative_number("give a DM of 0 or more"));
+  dd->add_option("--dm-max", o.dedisp.dm_max, "With --fil, no --dm: highest DM of the plan")
+      ->capture_default_str()
+      ->check(finite_number());
   dd->add_option("--downsample", o.dedisp.downsample, "With --dm: input samples summed per output sample")
       ->capture_default_str();
   dd->add_flag("--zero-dm", o.dedisp.zero_dm, "As dedisp --zero-dm (the dedisperser then sees float32)");
-  dd->add_option("--seconds", o.dedisp.seconds, "Seconds of output per timed gulp")->capture_default_str();
+  dd->add_option("--seconds", o.dedisp.seconds, "Seconds of output per timed gulp")
+      ->capture_default_str()
+      ->check(positive_number("give a number of seconds above 0"));
   add_run_options(dd, o);
 
   auto* ac = app.add_subcommand("accel", "Tune the CUDA acceleration search");
   auto* asetup = ac->add_option("--setup", o.accel.setup, "benchmarks.md setup: fdas-2m or fdas-8m");
   auto* dat = ac->add_option("--dat", o.accel.dat, "PRESTO .dat or .fft whose .inf gives the series length");
   asetup->excludes(dat);
-  ac->add_option("--zmax", o.accel.zmax, "Largest |z| searched")->capture_default_str();
+  ac->add_option("--zmax", o.accel.zmax, "Largest |z| searched, at most 1000000")
+      ->capture_default_str()
+      ->check(number_in(0, kMaxZmax, "give 0 to 1000000 bins"));
   ac->add_option("--numharm", o.accel.numharm, "Harmonics summed: 1, 2, 4, 8, 16 or 32")->capture_default_str();
   ac->add_flag("--interbin", o.accel.interbin, "As accelsearch --interbin");
   ac->add_option("--plane", o.accel.plane, "Plane storage as --gpu-config plane= (f32 or f16)")
