@@ -11,6 +11,7 @@
 
 #include "fastpsr/accel.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
@@ -184,7 +185,8 @@ std::vector<Birdie> read_zaplist(const std::string& path, double T_s, double bar
     double f = 0.0;
     double w = 0.0;
     if (!(ss >> f >> w) || w < 0.0) {
-      throw Error(ErrorCode::format, fmt::format("line {}: expected 'frequency_hz width_hz', got '{}'", lineno, line),
+      throw Error(ErrorCode::format,
+                  fmt::format("line {}: expected 'frequency_hz width_hz', got '{}'", lineno, escape_for_message(line)),
                   path);
     }
     const double scale = bary ? T_s : T_s * (1.0 + baryv);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
@@ -17,7 +18,8 @@ long parse_channel(std::string_view text, const std::string& where) {
   long v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size()) {
-    throw Error(ErrorCode::invalid_argument, fmt::format("'{}' is not a channel number or range", text), where);
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("'{}' is not a channel number or range", escape_for_message(text)), where);
   }
   return v;
 }
@@ -35,7 +37,8 @@ void apply_list(const std::string& text, std::vector<std::uint8_t>& keep, const 
     const long hi = colon == std::string::npos ? lo : parse_channel(std::string_view(w).substr(colon + 1), where);
     if (lo < 0 || hi >= n || hi < lo) {
       throw Error(ErrorCode::invalid_argument,
-                  fmt::format("channel range '{}' is outside 0..{} (or reversed)", w, n - 1), where);
+                  fmt::format("channel range '{}' is outside 0..{} (or reversed)", escape_for_message(w), n - 1),
+                  where);
     }
     for (long c = lo; c <= hi; ++c) keep[static_cast<std::size_t>(c)] = 0;
   }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 
 namespace fastpsr {
 namespace {
@@ -23,7 +24,7 @@ double parse_number(std::string_view text, std::string_view what) {
   double v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
-    throw Error(ErrorCode::invalid_argument, fmt::format("{} '{}' is not a number", what, text));
+    throw Error(ErrorCode::invalid_argument, fmt::format("{} '{}' is not a number", what, escape_for_message(text)));
   }
   return v;
 }

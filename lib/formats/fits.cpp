@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 
 namespace fastpsr {
 namespace {
@@ -201,11 +202,12 @@ std::vector<FitsColumn> fits_table_columns(const FitsHeader& h, const std::strin
     while (p < form.size() && form[p] >= '0' && form[p] <= '9') {
       repeat = repeat * 10 + static_cast<std::uint64_t>(form[p] - '0');
       digits = true;
-      if (repeat > kMaxDataBytes) throw Error(ErrorCode::format, fmt::format("absurd TFORM{} '{}'", i, form), source);
+      if (repeat > kMaxDataBytes)
+        throw Error(ErrorCode::format, fmt::format("absurd TFORM{} '{}'", i, escape_for_message(form)), source);
       ++p;
     }
     if (p >= form.size() || (element_bytes(form[p]) == 0 && form[p] != 'X')) {
-      throw Error(ErrorCode::format, fmt::format("unreadable TFORM{} '{}'", i, form), source);
+      throw Error(ErrorCode::format, fmt::format("unreadable TFORM{} '{}'", i, escape_for_message(form)), source);
     }
     c.type = form[p];
     c.repeat = digits ? repeat : 1;

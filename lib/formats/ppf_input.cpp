@@ -7,6 +7,7 @@
 
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/format_detect.hpp"
 #include "fastpsr/guppi.hpp"
 #include "fastpsr/log.hpp"
@@ -420,7 +421,7 @@ bool dada_pol_major(const std::string& order, int nchan, int npol, const std::st
   throw Error(ErrorCode::unsupported,
               fmt::format("PSRDADA ORDER {} with NCHAN {} and NPOL {} is not supported (ppf reads TFP and TPF, "
                           "time slowest, (re, im) innermost)",
-                          order, nchan, npol),
+                          escape_for_message(order), nchan, npol),
               name);
 }
 
@@ -523,7 +524,7 @@ double mjd_from_utc(const std::string& utc, const std::string& source) {
   if (std::sscanf(utc.c_str(), "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &hh, &mm, &ss) != 7 ||
       (sep != '-' && sep != 'T' && sep != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 || hh < 0 || hh > 23 || mm < 0 ||
       mm > 59 || ss < 0.0 || ss >= 61.0) {
-    throw Error(ErrorCode::format, fmt::format("UTC '{}' is not YYYY-MM-DD-hh:mm:ss", utc), source);
+    throw Error(ErrorCode::format, fmt::format("UTC '{}' is not YYYY-MM-DD-hh:mm:ss", escape_for_message(utc)), source);
   }
   return static_cast<double>(mjd_of_calendar_date(y, mo, d)) + (hh * 3600.0 + mm * 60.0 + ss) / 86400.0;
 }

@@ -7,6 +7,7 @@
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/side_file.hpp"
 
 namespace fastpsr {
@@ -30,7 +31,8 @@ double to_double(std::string_view v, std::string_view label, const std::string& 
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
   if (s.empty() || end == s.c_str()) {
-    throw Error(ErrorCode::format, fmt::format("cannot read a number from '{}' ({})", s, strip(label)), name);
+    throw Error(ErrorCode::format,
+                fmt::format("cannot read a number from '{}' ({})", escape_for_message(s), strip(label)), name);
   }
   return d;
 }
@@ -40,7 +42,8 @@ double to_double(std::string_view v, std::string_view label, const std::string& 
 int to_int(std::string_view v, std::string_view label, const std::string& name) {
   const double d = to_double(v, label, name);
   if (!(d >= -2147483648.0 && d <= 2147483647.0)) {
-    throw Error(ErrorCode::format, fmt::format("'{}' is out of range ({})", strip(v), strip(label)), name);
+    throw Error(ErrorCode::format,
+                fmt::format("'{}' is out of range ({})", escape_for_message(strip(v)), strip(label)), name);
   }
   return static_cast<int>(d);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/log.hpp"
 
 namespace fastpsr {
@@ -65,7 +66,8 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(s
   info_.obs_mode = primary.text("OBS_MODE").value_or("");
   if (info_.obs_mode != "SEARCH" && info_.obs_mode != "SRCH") {
     fail(ErrorCode::unsupported,
-         fmt::format("OBS_MODE is '{}': only search-mode PSRFITS (SEARCH) holds spectra to read", info_.obs_mode));
+         fmt::format("OBS_MODE is '{}': only search-mode PSRFITS (SEARCH) holds spectra to read",
+                     escape_for_message(info_.obs_mode)));
   }
   info_.telescope = primary.text("TELESCOP").value_or("");
   info_.frontend = primary.text("FRONTEND").value_or("");
@@ -140,8 +142,8 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(s
   } else if (info_.pol_type == "AABB" || info_.pol_type == "AABBCRCI") {
     info_.intensity_from = "AA+BB";
   } else {
-    fail(ErrorCode::unsupported,
-         fmt::format("POL_TYPE '{}' with {} polarisations: cannot form total intensity", info_.pol_type, info_.npol));
+    fail(ErrorCode::unsupported, fmt::format("POL_TYPE '{}' with {} polarisations: cannot form total intensity",
+                                             escape_for_message(info_.pol_type), info_.npol));
   }
 
   columns_ = fits_table_columns(sub, name);
@@ -224,7 +226,8 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(s
     header_.src_raj = info_.ra.empty() ? 0.0 : sigproc_angle_from_string(info_.ra, true);
     header_.src_dej = info_.dec.empty() ? 0.0 : sigproc_angle_from_string(info_.dec, false);
   } catch (const Error&) {
-    log_warning("{}: cannot read RA '{}' / DEC '{}'; position left out", name, info_.ra, info_.dec);
+    log_warning("{}: cannot read RA '{}' / DEC '{}'; position left out", name, escape_for_message(info_.ra),
+                escape_for_message(info_.dec));
     header_.src_raj = header_.src_dej = 0.0;
   }
   header_.data_type = 1;

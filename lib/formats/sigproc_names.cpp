@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/escape.hpp"
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr {
@@ -43,8 +44,8 @@ double sigproc_angle_from_string(std::string_view text, bool is_ra) {
   if (n < 1 || major < 0 || minute < 0 || minute >= 60 || second < 0.0 || second >= 60.0 ||
       (is_ra && major >= 24) || (!is_ra && major > 90)) {
     throw Error(ErrorCode::invalid_argument,
-                fmt::format("cannot read '{}' as {} (expected {})", s, is_ra ? "a right ascension" : "a declination",
-                            is_ra ? "hh:mm:ss.s" : "[-]dd:mm:ss.s"));
+                fmt::format("cannot read '{}' as {} (expected {})", escape_for_message(s),
+                            is_ra ? "a right ascension" : "a declination", is_ra ? "hh:mm:ss.s" : "[-]dd:mm:ss.s"));
   }
   const double v = major * 10000.0 + minute * 100.0 + second;
   return negative ? -v : v;

@@ -9,11 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "fastpsr/accel_spectrum.hpp"
 #include "fastpsr/byte_stream.hpp"
+#include "fastpsr/channel_mask.hpp"
 #include "fastpsr/dada.hpp"
+#include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/escape.hpp"
 #include "fastpsr/guppi.hpp"
+#include "fastpsr/presto_inf.hpp"
 #include "fastpsr/sigproc.hpp"
 #include "support/test_support.hpp"
 
@@ -107,4 +111,31 @@ TEST_CASE("message escaping: GUPPI card values and PSRDADA values are escaped in
   CHECK(test::error_of([] {
           (void)parse_dada_header("HDR_SIZE 4096\x07\n", "h.dada");
         }).find("HDR_SIZE has '4096\\x07', not an integer") != std::string::npos);
+}
+
+TEST_CASE("message escaping: values from .inf files, zaplists, DM lists and kill lists are escaped in errors") {
+  // An .inf value that is no number.
+  const std::string inf_error =
+      test::error_of([] { (void)parse_inf(" Number of bins in the time series      =  \x07\x1b[2J\n", "a.inf"); });
+  CHECK(inf_error.find("'\\x07\\x1b[2J'") != std::string::npos);
+  CHECK(printable(inf_error));
+
+  const test::TempDir dir;
+  auto write_text = [&](const std::string& name, const std::string& text) {
+    test::write_file(dir / name, std::vector<std::uint8_t>(text.begin(), text.end()));
+    return (dir / name).string();
+  };
+  const std::string zap = write_text("z.zaplist", "10.0 0.1\n\x1b[31mred 1\n");
+  const std::string zap_error = test::error_of([&] { (void)read_zaplist(zap, 100.0, 0.0); });
+  CHECK(zap_error.find("\\x1b[31mred 1") != std::string::npos);
+  CHECK(printable(zap_error));
+
+  const std::string dms = write_text("dms.txt", "10\n2\x07\n");
+  const std::string dm_error = test::error_of([&] { (void)read_dm_list(dms); });
+  CHECK(dm_error.find("2\\x07") != std::string::npos);
+  CHECK(printable(dm_error));
+
+  const std::string kill_error = test::error_of([] { (void)parse_kill_channels("3,\x07", 16); });
+  CHECK(kill_error.find("'\\x07'") != std::string::npos);
+  CHECK(printable(kill_error));
 }
