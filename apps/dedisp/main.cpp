@@ -70,11 +70,13 @@ struct Options {
   double dmstep = 1.0;
   int numdms = 0;
   int downsample = 1;
+  int downsample_after = 1;
   int nsub = 0;
   std::string output;
   std::string format;
   int nbits_out = 32;
   bool downsample_mean = false;
+  bool even = false;
   std::string delay_model;
   std::string baseline = "none";
   bool nobaseline = false;
@@ -155,6 +157,10 @@ void add_options(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->check(number_in(0, 15, "give 0 to 15 digits"))
       ->group(out);
+  app.add_flag("--even", o.even,
+               "dat and tim: write an even number of samples per DM, dropping the last sample of an odd-length "
+               "series, so that PRESTO's realfft and accelsearch accept every file (the .inf N matches the data)")
+      ->group(out);
   app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
       ->group(out);
   auto* proc = "Processing";
@@ -177,15 +183,22 @@ void add_options(CLI::App& app, Options& o) {
       ->group(proc);
   app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
   app.add_option("--downsample,--downsamp", o.downsample,
-                 "Sum this many input samples per output sample (with --dm, -d, --dm-list, --lodm)")
+                 "Sum this many input samples per output sample, delays rounded in output samples as prepsubband "
+                 "(with --dm, -d, --dm-list, --lodm)")
       ->capture_default_str()
       ->group(proc);
   app.add_flag("--downsample-mean", o.downsample_mean,
-               "Write the mean of the samples summed when downsampling (PRESTO's prepsubband), not their sum "
-               "(PRESTO's prepdata)")
+               "Write the mean of the samples summed when downsampling (PRESTO's prepsubband), not their sum")
+      ->group(proc);
+  app.add_option("--downsample-after", o.downsample_after,
+                 "Dedisperse at full resolution, then sum this many consecutive output samples (PRESTO's prepdata "
+                 "-downsamp); a last partial group is dropped")
+      ->capture_default_str()
+      ->check(number_in(1, 1 << 20, "give a factor of 1 to 1048576"))
       ->group(proc);
   app.add_option("--nsub", o.nsub,
-                 "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata")
+                 "presto delays rounded as prepsubband -nsub N does (two stages); default per channel, as prepdata "
+                 "(without --downsample)")
       ->check(not_negative())
       ->group(proc);
   app.add_option("--start", o.start, "Input samples to skip first")->check(not_negative())->group(proc);
@@ -232,6 +245,11 @@ void check_dm_options(const Options& o) {
   FASTPSR_EXPECTS(o.downsample >= 1, "--downsample must be at least 1, got {}", o.downsample);
   FASTPSR_EXPECTS(o.dm_plan.empty() || o.downsample == 1,
                   "--downsample does not go with --dm-plan, which chooses it per range");
+  if (o.downsample_after > 1 && (o.downsample > 1 || !o.dm_plan.empty() || o.downsample_mean)) {
+    usage_error(
+        "--downsample-after sums full-resolution samples (prepdata's way): it does not go with --downsample, "
+        "--downsample-mean or --dm-plan");
+  }
   if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
   if (o.single_dm) FASTPSR_EXPECTS(*o.single_dm >= 0.0, "-d {}: DMs are not negative", *o.single_dm);
   if (o.lodm >= 0.0 || o.numdms > 0) {
@@ -295,12 +313,13 @@ std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
   return std::filesystem::path(o.input).replace_extension().string();
 }
 
-// The mean of D summed samples (--downsample-mean), then baseline removal, then scaling to 8/16
-// bits, then the output, for one series.
+// The sum of D consecutive dedispersed samples (--downsample-after) or the mean of D summed
+// samples (--downsample-mean), then baseline removal, then scaling to 8/16 bits, then the
+// output, for one series.
 class SeriesChain {
  public:
-  SeriesChain(Output& out, std::size_t index, const BaselineSpec& baseline, int nbits, int mean_of)
-      : out_(out), index_(index), mean_of_(mean_of) {
+  SeriesChain(Output& out, std::size_t index, const BaselineSpec& baseline, int nbits, int mean_of, int sum_of = 1)
+      : out_(out), index_(index), mean_of_(mean_of), sum_of_(sum_of) {
     if (baseline.kind != BaselineSpec::Kind::none) {
       baseline_.emplace(baseline.block, baseline.kind == BaselineSpec::Kind::sigproc);
     }
@@ -308,6 +327,22 @@ class SeriesChain {
   }
   void push(const float* x, std::size_t n) {
     if (n == 0) return;
+    if (sum_of_ > 1) {
+      // float32, from 0 and in time order, as PRESTO's prepdata sums (its downsample()); a group
+      // carries over from one block to the next.
+      sums_.clear();
+      for (std::size_t i = 0; i < n; ++i) {
+        sum_ += x[i];
+        if (++summed_ == sum_of_) {
+          sums_.push_back(sum_);
+          sum_ = 0.0F;
+          summed_ = 0;
+        }
+      }
+      if (sums_.empty()) return;
+      x = sums_.data();
+      n = sums_.size();
+    }
     if (mean_of_ > 1) {
       // One division of each sum, as PRESTO's prepsubband divides its subbands' sums.
       means_.resize(n);
@@ -354,7 +389,11 @@ class SeriesChain {
   Output& out_;
   std::size_t index_;
   int mean_of_ = 1;
+  int sum_of_ = 1;
+  float sum_ = 0.0F;  // the group being summed, of summed_ samples
+  int summed_ = 0;
   std::vector<float> means_;
+  std::vector<float> sums_;
   std::optional<BlockMedianBaseline> baseline_;
   std::optional<SeriesQuantizer> quantizer_;
   std::uint64_t written_ = 0;
@@ -443,8 +482,8 @@ HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vec
     dedisperser += dds[r]->host_bytes();
     tables += p.delays.size() * sizeof(std::int32_t) + p.dm_max_delay.size() * sizeof(std::int32_t) +
               p.ndms() * sizeof(double);
-    chains +=
-        p.ndms() * SeriesChain::host_bytes(baseline, o.nbits_out, o.downsample_mean ? p.downsample() : 1, range_block);
+    chains += p.ndms() * SeriesChain::host_bytes(baseline, o.nbits_out,
+                                                 o.downsample_mean ? p.downsample() : o.downsample_after, range_block);
     block = std::max(block, range_block);
     m.ndms += p.ndms();
     // The dedisperser's per-DM share: its copy of the delay table, its offsets and output block.
@@ -536,6 +575,12 @@ int run(int argc, char** argv) {
   const OutputFormat format = choose_format(o, ndms);
   if (format == OutputFormat::dat && o.nbits_out != 32) {
     usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
+  }
+  if (o.even && (format == OutputFormat::tim_stream || format == OutputFormat::fil)) {
+    usage_error(
+        fmt::format("--even is for the dat and tim files that PRESTO reads; a {} is read by fastpsr's tools, which "
+                    "take odd lengths",
+                    format == OutputFormat::fil ? "DM-time filterbank" : "tim-stream"));
   }
   const DelayModel model = !o.delay_model.empty() ? parse_delay_model(o.delay_model)
                            : (format == OutputFormat::tim || format == OutputFormat::tim_stream) ? DelayModel::sigproc
@@ -643,7 +688,10 @@ int run(int argc, char** argv) {
   // Outputs.
   std::vector<SeriesMeta> metas;
   for (const auto& p : plans) {
-    for (double dm : p.problem.dms) metas.push_back({dm, p.out_tsamp_s(), p.ref_freq_mhz, model, p.downsample()});
+    for (double dm : p.problem.dms) {
+      metas.push_back(
+          {dm, p.out_tsamp_s() * o.downsample_after, p.ref_freq_mhz, model, p.downsample() * o.downsample_after});
+    }
   }
   OutputOptions oo;
   oo.format = format;
@@ -652,12 +700,16 @@ int run(int argc, char** argv) {
   oo.dm_decimals = o.dm_prec;
   oo.start_sample = o.start;
   oo.tmpdir = o.tmpdir;
+  oo.even = o.even;
   WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
   oo.team = &team;
-  oo.note = fmt::format("fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}{}.",
-                        to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
-                        baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline,
-                        o.downsample_mean ? ", means of the downsampled samples" : "");
+  oo.note = fmt::format(
+      "fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}{}{}{}.", to_string(model),
+      o.zero_dm ? ", zero-DM filtered" : "",
+      baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline,
+      o.downsample_mean ? ", means of the downsampled samples" : "",
+      o.downsample_after > 1 ? fmt::format(", sums of {} dedispersed samples", o.downsample_after) : std::string(),
+      o.even ? ", the last dropped where their number was odd (--even)" : "");
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
@@ -706,7 +758,8 @@ int run(int argc, char** argv) {
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) {
-    chains.emplace_back(*output, i, baseline, o.nbits_out, o.downsample_mean ? metas[i].downsample : 1);
+    chains.emplace_back(*output, i, baseline, o.nbits_out, o.downsample_mean ? metas[i].downsample : 1,
+                        o.downsample_after);
   }
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
 
@@ -786,6 +839,13 @@ int run(int argc, char** argv) {
   for (std::size_t g = 0, r = 0; r < plans.size(); ++r) {
     for (std::size_t i = 0; i < plans[r].ndms(); ++i, ++g) {
       lengths.push_back(chains[g].written());
+      const std::uint64_t full = plans[r].valid_samples(i, nread);
+      if (lengths.back() == 0 && full > 0) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("DM {} leaves {} samples with full data, fewer than --downsample-after {} sums",
+                                plans[r].problem.dms[i], full, o.downsample_after),
+                    reader->name());
+      }
       if (lengths.back() == 0) {
         throw delay_error(
             plans[r].problem.dms[i],

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -92,6 +93,10 @@ class FileSeries final : public Output {
       }
     }
     check_unique(paths_);
+    if (o.even) {
+      held_.resize(series.size());
+      has_held_.assign(series.size(), 0);
+    }
     if (files_stay_open(o, series.size())) {
       sinks_.resize(series.size());
       infs_.resize(series.size());
@@ -109,21 +114,19 @@ class FileSeries final : public Output {
   FileSeries(const FileSeries&) = delete;
   FileSeries& operator=(const FileSeries&) = delete;
 
+  // With `even`, the last sample that has come is held back: it is written when more follow,
+  // or by finish() when the series' length is even (and dropped when it is odd). So a file's
+  // length is even without cutting the temporary, and stdout or a FIFO can take it too.
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
-    const std::size_t nbytes = n * sample_bytes(nbits());
-    if (spool_) {
-      spool_->append(i, data, nbytes);
-    } else {
-      ensure_open(i);
-      ByteSink& sink = *sinks_[i];
-      sink.write(data, nbytes);
-      // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
-      // are computed, and the dirty pages stay bounded (by files x 1 MiB + what is in flight).
-      if (sink.position() >= writeback_mark_[i] + kWritebackBytes) {
-        sink.start_writeback();
-        writeback_mark_[i] = sink.position();
-      }
+    if (!opts_.even || n == 0) {
+      put(i, data, n);
+      return;
     }
+    const std::size_t w = sample_bytes(nbits());
+    if (has_held_[i] != 0) put(i, held_[i].data(), 1);
+    put(i, data, n - 1);
+    std::memcpy(held_[i].data(), data + (n - 1) * w, w);
+    has_held_[i] = 1;
   }
 
   [[nodiscard]] bool parallel_writes() const noexcept override { return !spool_; }
@@ -137,19 +140,26 @@ class FileSeries final : public Output {
   void finish(const std::vector<std::uint64_t>& lengths) override {
     committed_ = std::make_unique<std::atomic<unsigned>[]>(series_.size());
     temp_files::OutputSet set(2 * series_.size());  // file 2i: series i, 2i + 1: its .inf
+    // The sample held back by write() is the last one: written where the length is even.
+    auto kept = [&](std::size_t i) { return opts_.even ? lengths[i] / 2 * 2 : lengths[i]; };
+    auto last_sample = [&](std::size_t i, ByteSink& sink) {
+      if (opts_.even && has_held_[i] != 0 && kept(i) == lengths[i]) sink.write(held_[i].data(), sample_bytes(nbits()));
+    };
     try {
       if (!spool_) {
         stop_openers();
         for_each_series([&](std::size_t i) {
           ensure_open(i);
-          complete(set, std::move(sinks_[i]), std::move(infs_[i]), i, lengths[i]);
+          last_sample(i, *sinks_[i]);
+          complete(set, std::move(sinks_[i]), std::move(infs_[i]), i, kept(i));
         });
       } else {
         for (std::size_t i = 0; i < series_.size(); ++i) {  // the spool is read by one thread
           auto sink = open_series(i);
           spool_->read(i, [&](const std::uint8_t* p, std::size_t n) { sink->write(p, n); });
           spool_->release(i);
-          complete(set, std::move(sink), open_inf(i), i, lengths[i]);
+          last_sample(i, *sink);
+          complete(set, std::move(sink), open_inf(i), i, kept(i));
         }
       }
       set.complete();
@@ -166,6 +176,25 @@ class FileSeries final : public Output {
   }
 
  private:
+  // Appends n samples to series i: its file, or the spool.
+  void put(std::size_t i, const std::uint8_t* data, std::size_t n) {
+    if (n == 0) return;
+    const std::size_t nbytes = n * sample_bytes(nbits());
+    if (spool_) {
+      spool_->append(i, data, nbytes);
+    } else {
+      ensure_open(i);
+      ByteSink& sink = *sinks_[i];
+      sink.write(data, nbytes);
+      // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
+      // are computed, and the dirty pages stay bounded (by files x 1 MiB + what is in flight).
+      if (sink.position() >= writeback_mark_[i] + kWritebackBytes) {
+        sink.start_writeback();
+        writeback_mark_[i] = sink.position();
+      }
+    }
+  }
+
   [[nodiscard]] int nbits() const { return opts_.format == OutputFormat::dat ? 32 : opts_.nbits; }
 
   // fn(i) for every series, on the team's threads when there is one.
@@ -295,6 +324,10 @@ class FileSeries final : public Output {
   std::atomic<bool> stop_{false};
   std::unique_ptr<SeriesSpool> spool_;
   std::unique_ptr<std::atomic<unsigned>[]> committed_;  // per series, by finish()
+  // With `even`: each series' last sample so far, held back by write() (bytes, not bools:
+  // series are written from different threads).
+  std::vector<std::array<std::uint8_t, 4>> held_;
+  std::vector<std::uint8_t> has_held_;
 };
 
 // A stream of .tim records, one per series (tim_stream.hpp), each header carrying its exact

@@ -37,6 +37,9 @@ struct OutputOptions {
   std::string tmpdir;              ///< spool directory ("" = $TMPDIR or /tmp)
   std::size_t spool_memory = std::size_t{512} << 20;
   std::string note;  ///< line for .inf notes (what was done)
+  /// dat and tim: an even number of samples per series, the last sample of an odd-length one
+  /// dropped (PRESTO's realfft and accelsearch refuse odd lengths); N in the .inf matches.
+  bool even = false;
   /// Threads that open, write and complete files at once (dat, tim); nullptr: the caller's.
   WorkerTeam* team = nullptr;
 };
@@ -50,7 +53,8 @@ class Output {
   /// True when write() may be called for different series from different threads at once
   /// (each series from one thread at a time).
   [[nodiscard]] virtual bool parallel_writes() const noexcept { return false; }
-  /// Completes the output. `lengths[i]`: samples written to series i.
+  /// Completes the output. `lengths[i]`: samples written to series i (with `even`, one fewer
+  /// are kept where that is odd).
   virtual void finish(const std::vector<std::uint64_t>& lengths) = 0;
   /// Where the output goes, for messages.
   [[nodiscard]] virtual std::string describe() const = 0;
