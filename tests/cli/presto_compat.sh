@@ -30,9 +30,9 @@ dedisperse f.fil -d 30 > sig.tim
 dedisperse f.fil -d 30 -nobaseline > signb.tim
 accelsearch -zmax 0 -numharm 4 pd.dat
 
-# The same from the fastpsr tools directly.
-"$bin/dedisp" -q f.fil --dm 28:32:1 --nsub 32 -o ref  # prepsubband's default: 32 subbands
-"$bin/dedisp" -q f.fil -d 30 -o refp.dat                 # prepdata: every channel at its own delay
+# The same from the fastpsr tools directly (--even: the shims write even lengths, as PRESTO).
+"$bin/dedisp" -q f.fil --dm 28:32:1 --nsub 32 --even -o ref  # prepsubband's default: 32 subbands
+"$bin/dedisp" -q f.fil -d 30 --even -o refp.dat          # prepdata: every channel at its own delay
 "$bin/dedisp" -q f.fil -d 30 --delay-model sigproc --baseline sigproc > ref.tim
 "$bin/dedisp" -q f.fil -d 30 --delay-model sigproc > refnb.tim
 for dm in 28.00 29.00 30.00 31.00 32.00; do
@@ -44,7 +44,7 @@ done
 cmp -s pd.dat refp.dat || fail "prepdata -dm 30 differs from dedisp -d 30"
 # PRESTO's defaults where a script leaves the flags out: DMs 0..9 in steps of 1, 32 subbands.
 prepsubband -nobary -o dflt f.fil
-"$bin/dedisp" -q f.fil --dm 0:9:1 --nsub 32 -o refdflt
+"$bin/dedisp" -q f.fil --dm 0:9:1 --nsub 32 --even -o refdflt
 for dm in 0.00 4.00 9.00; do
   cmp -s "dflt_DM$dm.dat" "refdflt_DM$dm.dat" || fail "prepsubband's defaults: DM $dm differs"
 done
@@ -68,7 +68,7 @@ prepsubband -lodm 30 -numdms 1 -nsub 128 -nobary -o many f.fil
 cmp -s many_DM30.00.dat refp.dat || fail "-nsub 128 on 64 channels differs from per-channel delays"
 cmp -s pdn.dat pd.dat || fail "prepdata -ncpus 2 differs"
 prepsubband -lodm 28 -dmstep 2 -numdms 2 -nsub 16 -downsamp 2 -nobary -o nd f.fil 2> note.txt
-"$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 --downsample-mean -o refd
+"$bin/dedisp" -q f.fil --dm 28:30:2 --downsample 2 --downsample-mean --even -o refd
 cmp -s nd_DM30.00.dat refd_DM30.00.dat || fail "prepsubband -nsub 16 -downsamp 2 differs from dedisp --downsample 2 --downsample-mean"
 grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with -downsamp: $(cat note.txt)"
 
