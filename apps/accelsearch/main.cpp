@@ -60,6 +60,9 @@ struct Options {
   bool median = false;
   bool no_dered = false;
   std::string dered_given;  // the first --dered-* option given, if any
+  int dered_start = 0;      // --dered-*, as given (the defaults depend on the input: dered_options)
+  int dered_end = 0;
+  double dered_endfreq = 0;
   bool inmem = false;
   std::string plane_memory;  // GiB, as given
   bool plane_memory_given = false;
@@ -129,10 +132,13 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--noharmpolish", o.noharmpolish, "Optimise each harmonic on its own");
   app.add_flag("--noharmremove", o.noharmremove, "Keep harmonically related candidates");
   app.add_flag("--no-deredden", o.no_dered, "Do not de-redden (PRESTO's accelsearch on a .fft does not)");
-  app.add_option("--dered-start", c.dered.startwidth, "De-reddening: first block length (bins)")->capture_default_str();
-  app.add_option("--dered-end", c.dered.endwidth, "De-reddening: longest block length (bins)")->capture_default_str();
-  app.add_option("--dered-endfreq", c.dered.endfreq_hz, "De-reddening: frequency (Hz) where blocks stop growing")
-      ->capture_default_str()
+  app.add_option("--dered-start", o.dered_start, "De-reddening: first block length (bins; default 6)");
+  app.add_option("--dered-end", o.dered_end,
+                 "De-reddening: longest block length (bins; default 200 for a time series, as PRESTO's accelsearch, "
+                 "100 for a .fft, as its rednoise)");
+  app.add_option("--dered-endfreq", o.dered_endfreq,
+                 "De-reddening: frequency (Hz) where blocks stop growing (default: Nyquist for a time series, 6 for a "
+                 ".fft)")
       ->check(not_negative_number("give a frequency of 0 Hz or more"));
   app.add_flag("--full-range", o.config.full_range,
                "Search up to fhi/rhi (PRESTO, and so the default, stops at its last whole block below it)");
@@ -260,6 +266,9 @@ int run(int argc, char** argv) {
   for (const char* name : {"--dered-start", "--dered-end", "--dered-endfreq"}) {
     if (o.dered_given.empty() && app.count(name) > 0) o.dered_given = name;
   }
+  if (app.count("--dered-start") > 0) o.config.dered_startwidth = o.dered_start;
+  if (app.count("--dered-end") > 0) o.config.dered_endwidth = o.dered_end;
+  if (app.count("--dered-endfreq") > 0) o.config.dered_endfreq_hz = o.dered_endfreq;
   const AccelConfig config = finish_config(o);
   // The sifted table's files are created now (as temporaries, renamed once written), so that an
   // -o that cannot be written fails before the search, not after it (QA pass 16, P15).

@@ -82,11 +82,19 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   return p;
 }
 
+DereddenOptions dered_options(const AccelConfig& c, bool from_time_series) {
+  DereddenOptions d = from_time_series ? kAccelsearchSeriesDered : DereddenOptions{};
+  d.startwidth = c.dered_startwidth.value_or(d.startwidth);
+  d.endwidth = c.dered_endwidth.value_or(d.endwidth);
+  d.endfreq_hz = c.dered_endfreq_hz.value_or(d.endfreq_hz);
+  return d;
+}
+
 PreparedSpectrum prepare_spectrum(std::vector<std::complex<float>> fft, const AccelPlan& plan, bool from_time_series) {
   const AccelConfig& c = plan.config;
   PreparedSpectrum out;
   if (c.deredden) {
-    deredden(fft, c.dered, plan.T_s);
+    deredden(fft, dered_options(c, from_time_series), plan.T_s);
     if (from_time_series && c.norm != AccelNorm::photon) fft[0] = {1.0F, 1.0F};
   }
   // The photon count is bin 0 as the search gets it: after a de-reddening, which has normalised

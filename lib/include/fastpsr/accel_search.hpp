@@ -26,8 +26,12 @@ struct AccelConfig {
   std::optional<double> rhi;  ///< in bins; overrides fhi when given
   AccelInterp interp = AccelInterp::fourier;
   AccelNorm norm = AccelNorm::block_median;
-  bool deredden = true;  ///< rednoise-style de-reddening before the search (PRESTO: off)
-  DereddenOptions dered;
+  bool deredden = true;  ///< de-reddening before the search (PRESTO's accelsearch: on for a .dat, off for a .fft)
+  /// The de-reddening parameters given (--dered-*); each one not given is PRESTO's for the input
+  /// (dered_options()): accelsearch's own for a spectrum of a time series, rednoise's for a .fft.
+  std::optional<int> dered_startwidth;
+  std::optional<int> dered_endwidth;
+  std::optional<double> dered_endfreq_hz;
   std::string zaplist;  ///< birdies to zap (empty: none)
   double baryv = 0.0;   ///< average barycentric velocity / c, for the zaplist
   /// Search up to rhi. PRESTO stops at the end of its last whole correlation block below rhi
@@ -37,6 +41,12 @@ struct AccelConfig {
   bool harmonic_removal = true;
   int threads = 0;  ///< for the candidate optimisation; 0 = OpenMP default
 };
+
+/// The de-reddening of a spectrum: PRESTO accelsearch's for one made from a time series
+/// (kAccelsearchSeriesDered: what `accelsearch obs.dat` does in PRESTO), rednoise's for a .fft
+/// (DereddenOptions{}: what PRESTO's chain realfft, rednoise, accelsearch does; PRESTO's
+/// accelsearch alone does not de-redden a .fft), with the parameters given in `c` instead.
+DereddenOptions dered_options(const AccelConfig& c, bool from_time_series);
 
 /// Everything derived from the options and the data's size.
 struct AccelPlan {

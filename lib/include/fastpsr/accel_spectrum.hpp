@@ -17,13 +17,18 @@ namespace fastpsr {
 /// even), returned as float. Reorders `v`. An empty span gives 0.
 float presto_median(std::span<float> v);
 
-/// PRESTO's rednoise parameters: block lengths growing as startwidth*ln(bin) up to endwidth,
-/// growth stopping at endfreq_hz.
+/// PRESTO's de-reddening parameters: block lengths growing as startwidth*ln(bin) up to endwidth,
+/// growth stopping at endfreq_hz. The defaults are PRESTO rednoise's (and realfft -deredden's).
 struct DereddenOptions {
   int startwidth = 6;
   int endwidth = 100;
   double endfreq_hz = 6.0;
 };
+/// What PRESTO's accelsearch itself does to a time series it transforms (a .dat; accel_utils.c:
+/// deredden(..., 6, 200, 0.5 / dt, T)): blocks of 6 ln(bin) growing all the way to Nyquist (so
+/// at most ~6 ln(N/2) bins, never 200), where rednoise stops growing them at 6 Hz, at 100 bins.
+/// An endfreq beyond Nyquist gives the same blocks as Nyquist.
+inline constexpr DereddenOptions kAccelsearchSeriesDered{6, 200, std::numeric_limits<double>::infinity()};
 
 /// De-reddens `fft` in place exactly as PRESTO's dered_engine (same float arithmetic, same
 /// fast inverse square root): bin 0 becomes (1, 0); each bin is divided by the square root of the

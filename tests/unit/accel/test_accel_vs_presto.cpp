@@ -3,7 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <random>
+#include <vector>
 
 #include "accel_pipeline_support.hpp"
 #include "fastpsr/presto_inf.hpp"
@@ -126,12 +131,17 @@ TEST_CASE("accel vs PRESTO: a raw .fft without de-reddening reproduces PRESTO's 
   CHECK(notes(run.text) == notes(theirs));
 }
 
-TEST_CASE("accel vs PRESTO: iso .dat (2^21 points) with default de-reddening equals PRESTO's rednoise + accelsearch" *
-          doctest::skip(!test::have_shared_data())) {
+TEST_CASE(
+    "accel vs PRESTO: iso .dat (2^21 points) with rednoise's de-reddening equals PRESTO's rednoise + accelsearch" *
+    doctest::skip(!test::have_shared_data())) {
   const auto dir = peer() / "iso";
   const PrestoInf inf = read_inf((dir / "iso_DM62.50.inf").string());
   AccelConfig c;
   c.zmax = 0;
+  // rednoise's parameters (--dered-end 100 --dered-endfreq 6); a time series' default is what
+  // PRESTO's accelsearch does to a .dat (the next test case).
+  c.dered_endwidth = 100;
+  c.dered_endfreq_hz = 6.0;
   const auto run =
       test::run_accel(presto_realfft(test::read_dat(dir / "iso_DM62.50.dat")), inf.N * inf.dt, c, true, true);
   check_same_candidates(run.text, test::read_text(dir / "iso_DM62.50_red_ACCEL_0"), 1e-3);
@@ -142,6 +152,43 @@ TEST_CASE("accel vs PRESTO: iso .dat (2^21 points) with default de-reddening equ
   REQUIRE(!rows.empty());
   CHECK(rows[0].r / (inf.N * inf.dt) == doctest::Approx(206.731).epsilon(1e-4));
   CHECK(rows[0].numharm == 8);
+}
+
+TEST_CASE("accel: a time series is de-reddened as PRESTO's accelsearch does a .dat, a .fft as its rednoise does") {
+  // PRESTO's accelsearch on a .dat (accel_utils.c): deredden(fft, numbins, 6, 200, 0.5 / dt, N dt).
+  // Its rednoise (and realfft -deredden), whose output a .fft search is taken to follow: 6, 100, 6 Hz.
+  AccelConfig c;
+  CHECK(dered_options(c, true).startwidth == 6);
+  CHECK(dered_options(c, true).endwidth == 200);
+  CHECK(dered_options(c, true).endfreq_hz == std::numeric_limits<double>::infinity());
+  CHECK(dered_options(c, false).startwidth == 6);
+  CHECK(dered_options(c, false).endwidth == 100);
+  CHECK(dered_options(c, false).endfreq_hz == 6.0);
+  c.dered_endwidth = 150;  // a given value replaces that one alone, for either input
+  CHECK(dered_options(c, true).endwidth == 150);
+  CHECK(dered_options(c, true).endfreq_hz == std::numeric_limits<double>::infinity());
+  CHECK(dered_options(c, false).endwidth == 150);
+  CHECK(dered_options(c, false).endfreq_hz == 6.0);
+
+  // Growing to an unbounded frequency is growing to Nyquist, PRESTO's 0.5 / dt: the same bits.
+  const double dt = 64e-6;
+  const std::size_t n = std::size_t{1} << 18;
+  std::mt19937_64 rng(test::fresh_seed());
+  std::normal_distribution<float> g(0.0F, 1.0F);
+  std::vector<std::complex<float>> red(n / 2);
+  for (std::size_t k = 0; k < red.size(); ++k) {
+    const float a = 1.0F + 30.0F / (1.0F + static_cast<float>(k) / 50.0F);  // red noise
+    red[k] = {a * g(rng), a * g(rng)};
+  }
+  auto to_nyquist = red;
+  auto unbounded = red;
+  deredden(to_nyquist, DereddenOptions{6, 200, 0.5 / dt}, static_cast<double>(n) * dt);
+  deredden(unbounded, kAccelsearchSeriesDered, static_cast<double>(n) * dt);
+  CHECK(std::memcmp(to_nyquist.data(), unbounded.data(), unbounded.size() * sizeof(unbounded[0])) == 0);
+  // ... and not what rednoise's parameters give.
+  auto rednoise = red;
+  deredden(rednoise, DereddenOptions{}, static_cast<double>(n) * dt);
+  CHECK(std::memcmp(rednoise.data(), unbounded.data(), unbounded.size() * sizeof(unbounded[0])) != 0);
 }
 
 TEST_CASE("accel vs PRESTO: the binary (2^21 points) at -zmax 200" * doctest::skip(!test::have_shared_data())) {
