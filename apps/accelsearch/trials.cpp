@@ -20,6 +20,7 @@
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/thread_start.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -412,8 +413,16 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
   };
 
   std::vector<std::thread> threads;
-  for (int k = 0; k < preparers; ++k) threads.emplace_back(prepare_loop);
-  for (int k = 0; k < finishers; ++k) threads.emplace_back(finish_loop);
+  threads.reserve(static_cast<std::size_t>(preparers + finishers));  // no push_back throws holding a thread
+  try {
+    for (int k = 0; k < preparers; ++k) threads.push_back(start_thread(prepare_loop));
+    for (int k = 0; k < finishers; ++k) threads.push_back(start_thread(finish_loop));
+  } catch (...) {
+    // The threads started so far stop at the cancelled queues; joined before the error leaves.
+    stop_all(std::current_exception());
+    for (std::thread& t : threads) t.join();
+    error.rethrow();
+  }
   std::size_t searched = 0;
   try {
     Searcher searcher(settings);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "fastpsr/error.hpp"
+#include "fastpsr/thread_start.hpp"
 
 namespace fastpsr {
 
@@ -32,7 +33,7 @@ ReadAhead::ReadAhead(std::vector<std::uint8_t*> buffers, std::function<std::size
 
 void ReadAhead::start() {
   for (std::size_t i = 0; i < buffers_.size(); ++i) free_.push(i);
-  thread_ = std::thread([this] { run(); });
+  thread_ = start_thread([this] { run(); });
 }
 
 ReadAhead::~ReadAhead() {

@@ -3,14 +3,24 @@
 
 #include <algorithm>
 
+#include "fastpsr/thread_start.hpp"
+
 namespace fastpsr {
 
 WorkerTeam::WorkerTeam(std::size_t threads) : size_(std::max<std::size_t>(threads, 1)), errors_(size_) {
   // Member 0 is the caller of run(); the others wait here for work.
-  for (std::size_t m = 1; m < size_; ++m) threads_.emplace_back([this, m] { member(m); });
+  threads_.reserve(size_ - 1);  // no push_back throws holding a started thread
+  try {
+    for (std::size_t m = 1; m < size_; ++m) threads_.push_back(start_thread([this, m] { member(m); }));
+  } catch (...) {
+    stop_and_join();  // the members started so far: joinable threads must not be destroyed
+    throw;
+  }
 }
 
-WorkerTeam::~WorkerTeam() {
+WorkerTeam::~WorkerTeam() { stop_and_join(); }
+
+void WorkerTeam::stop_and_join() {
   {
     const std::lock_guard lock(mutex_);
     stop_ = true;

@@ -39,6 +39,7 @@ class WorkerTeam {
   void run_dynamic(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
 
  private:
+  void stop_and_join();
   /// Runs job(m) on every member m (the caller is member 0) and returns when all have returned,
   /// each member's exception kept in errors_[m].
   void run_members(const std::function<void(std::size_t)>& job);
