@@ -46,4 +46,13 @@ struct FakePsrfits {
   [[nodiscard]] std::vector<std::uint8_t> encode() const;
 };
 
+/// One 80-character GUPPI RAW (FITS-style) header card: KEYWORD padded to 8, "= ", the value.
+inline std::string guppi_card(const std::string& key, const std::string& value) {
+  std::string c = key;
+  c.resize(8, ' ');
+  c += "= " + value;
+  c.resize(80, ' ');
+  return c;
+}
+
 }  // namespace fastpsr::test

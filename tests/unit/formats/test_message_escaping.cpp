@@ -20,6 +20,7 @@
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/sigproc.hpp"
 #include "support/test_support.hpp"
+#include "unit/formats/format_test_helpers.hpp"
 
 using namespace fastpsr;
 using namespace std::string_literals;
@@ -41,13 +42,6 @@ bool printable(const std::string& s) {
   return true;
 }
 
-std::string guppi_card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
 }  // namespace
 
 TEST_CASE("message escaping: the helper writes bytes outside printable ASCII as hex") {
@@ -87,7 +81,8 @@ TEST_CASE("message escaping: a SIGPROC keyword of raw bytes is escaped in the er
 }
 
 TEST_CASE("message escaping: GUPPI card values and PSRDADA values are escaped in errors") {
-  std::string header = guppi_card("BLOCSIZE", "32") + guppi_card("NBITS", "'8\x07\x1b'") + guppi_card("END", "");
+  std::string header =
+      test::guppi_card("BLOCSIZE", "32") + test::guppi_card("NBITS", "'8\x07\x1b'") + test::guppi_card("END", "");
   header.replace(header.size() - 80, 80, std::string("END").append(77, ' '));
   const std::vector<std::uint8_t> bytes(header.begin(), header.end());
   auto src = memory_source(bytes, "g.raw");

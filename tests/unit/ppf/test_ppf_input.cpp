@@ -113,13 +113,7 @@ TEST_CASE("ppf input: the GUPPI RAW sample of shared/data parses (4 blocks, 6400
 }
 
 TEST_CASE("ppf input: GUPPI blocks with DIRECTIO padding, a PKTIDX gap filled with zeros, truncation") {
-  auto card = [](const std::string& k, const std::string& v) {
-    std::string c = k;
-    c.resize(8, ' ');
-    c += "= " + v;
-    c.resize(80, ' ');
-    return c;
-  };
+  auto card = [](const std::string& k, const std::string& v) { return test::guppi_card(k, v); };
   auto block = [&](long long pktidx, std::uint8_t fill) {
     std::string h = card("BLOCSIZE", "32") + card("OBSNCHAN", "2") + card("NPOL", "4") + card("NBITS", "8") +
                     card("OBSFREQ", "1500.0") + card("OBSBW", "-200.0") + card("TBIN", "1e-8") + card("OVERLAP", "1") +

@@ -28,13 +28,7 @@ namespace {
 // Reads of any size (the pipe source cuts them to 7 bytes by default).
 constexpr std::size_t kWholeReads = std::numeric_limits<std::size_t>::max();
 
-std::string card(const std::string& k, const std::string& v) {
-  std::string c = k;
-  c.resize(8, ' ');
-  c += "= " + v;
-  c.resize(80, ' ');
-  return c;
-}
+std::string card(const std::string& k, const std::string& v) { return test::guppi_card(k, v); }
 
 // One GUPPI block: 2 coarse channels, 2 polarisations of 8 bits, 4 samples of 8 bytes (32 bytes)
 // of which OVERLAP 1 repeats; PKTSIZE 8 makes one packet one sample. `cards` replaces or adds
