@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "fastpsr/byte_stream.hpp"
@@ -234,14 +235,21 @@ class FileSeries final : public Output {
   }
   void start_openers(std::size_t threads) {
     for (std::size_t m = 0; m < threads && m < series_.size(); ++m) {
-      openers_.emplace_back([this, m, threads] {
-        try {
-          for (std::size_t i = m; i < series_.size() && !stop_.load(std::memory_order_relaxed); i += threads) {
-            ensure_open(i);
+      try {
+        openers_.emplace_back([this, m, threads] {
+          try {
+            for (std::size_t i = m; i < series_.size() && !stop_.load(std::memory_order_relaxed); i += threads) {
+              ensure_open(i);
+            }
+          } catch (...) {  // NOLINT(bugprone-empty-catch): the writer or finish() opening it reports it
           }
-        } catch (...) {  // NOLINT(bugprone-empty-catch): the writer or finish() opening it reports it
-        }
-      });
+        });
+      } catch (const std::system_error&) {
+        // A thread the system will not start: the openers only save time, and each writer opens
+        // the files not opened yet itself (ensure_open). Thrown on, the error would destroy the
+        // started openers unjoined (std::terminate) from this constructor.
+        break;
+      }
     }
   }
   void stop_openers() {

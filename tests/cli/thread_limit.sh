@@ -24,4 +24,16 @@ check "exit status 1 (not $rc): $(cat err.txt)" test "$rc" = 1
 check "the error says a thread could not be started: $(cat err.txt)" \
   grep -q "accelsearch: error: cannot start a thread\|Thread creation failed" err.txt
 check "no abort" bash -c "! grep -q 'terminate called' err.txt"
+
+# dedisp under the same limits: its writer team, read-ahead and file openers start threads too.
+mkdir o
+( ulimit -s 3000000 && ulimit -v 8000000 && exec "$bin/dedisp" --device cpu f.fil --dm 0:40:1 -o o/x ) \
+  >out.txt 2>err.txt
+rc=$?
+if [ "$rc" != 0 ]; then
+  check "dedisp: exit status 1 (not $rc): $(cat err.txt)" test "$rc" = 1
+  check "dedisp: the error says a thread could not be started: $(cat err.txt)" \
+    grep -q "dedisp: error: cannot start a thread\|Thread creation failed" err.txt
+  check "dedisp: no file left: $(ls o)" test -z "$(ls -A o)"
+fi
 exit $fail
