@@ -71,11 +71,13 @@ class FftwPlan {
   fftwf_plan plan_ = nullptr;
 };
 
-// The FFT length with the least work per good output point: L log L / (L - span), powers of two.
+// The FFT length with the least work per good output point: L log L / (L - span), powers of two
+// up to 2^16; beyond it (templates wider than 2^15 points: zmax above ~14900) the shortest that
+// holds twice the span, up to 2^24 (0: none does).
 int auto_fft_len(int span) {
   int best = 0;
   double best_cost = 0.0;
-  for (int len = 256; len <= (1 << 16); len *= 2) {
+  for (int len = 256; len <= (1 << 16) || (best == 0 && len <= (1 << 24)); len *= 2) {
     if (len < 2 * span) continue;
     const double cost = len * std::log2(static_cast<double>(len)) / (len - span);
     if (best == 0 || cost < best_cost * 0.98) {
