@@ -30,9 +30,9 @@ constexpr double kMaxSamples = 0x1p63;
 
 // Values that overflow the float32 output (NaN and infinite samples): these bounds keep mean +
 // rms x signal below 1e37.
-constexpr double kMaxLevel = 1e30;  // --mean, --rms: output units
-constexpr double kMaxSnr = 1e6;     // --snrpeak, --fold-snr
-constexpr double kMaxPower = 1e12;  // --peak-power (the square of an S/N)
+constexpr double kMaxLevel = 1e30;                // --mean, --rms: output units
+constexpr double kMaxSnr = sim::kMaxSourceSnr;    // --snrpeak, --fold-snr (and --psr's, source_spec.hpp)
+constexpr double kMaxPower = sim::kMaxPeakPower;  // --peak-power (the square of an S/N)
 
 }  // namespace
 
@@ -95,7 +95,7 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
   app.add_option("--z", p.z, "PRESTO's z = fdot T^2, Fourier bins drifted over the observation")->group(psr);
   // Pulsars' indices lie between about -4 and 1; 1e300 gave NaN samples.
   app.add_option("--spectral-index", p.spectral_index, "Amplitude ~ f^index (mean 1 over the band), -10 to 10")
-      ->check(number_in(-10, 10, "give an index of -10 to 10"))
+      ->check(number_in(-sim::kMaxSpectralIndex, sim::kMaxSpectralIndex, "give an index of -10 to 10"))
       ->group(psr);
   app.add_flag("--sigproc-phase", o.sigproc_phase,
                "Phase = t f(t) as SIGPROC fake (doubles the apparent fdot); default: the integral of f(t)")

@@ -161,6 +161,15 @@ PulsarOptions parse_pulsar_options(std::string_view text) {
   kv.set("fmin", o.fmin_mhz);
   kv.set("fmax", o.fmax_mhz);
   kv.set("power", o.peak_power);
+  // The ranges of fake-pulsar's own options (larger values gave NaN or infinite samples).
+  FASTPSR_EXPECTS(o.snrpeak >= 0.0 && o.snrpeak <= kMaxSourceSnr, "--psr: snrpeak={} is outside 0 to {:g}", o.snrpeak,
+                  kMaxSourceSnr);
+  FASTPSR_EXPECTS(!kv.has("snr") || (o.fold_snr > 0.0 && o.fold_snr <= kMaxSourceSnr),
+                  "--psr: snr={} is not above 0 and at most {:g}", o.fold_snr, kMaxSourceSnr);
+  FASTPSR_EXPECTS(o.peak_power >= 0.0 && o.peak_power <= kMaxPeakPower, "--psr: power={} is outside 0 to {:g}",
+                  o.peak_power, kMaxPeakPower);
+  FASTPSR_EXPECTS(std::fabs(o.spectral_index) <= kMaxSpectralIndex, "--psr: spindex={} is outside -{:g} to {:g}",
+                  o.spectral_index, kMaxSpectralIndex, kMaxSpectralIndex);
   return o;
 }
 
@@ -190,13 +199,16 @@ SinglePulseSpec parse_single_pulse(std::string_view text) {
   kv.set("fluence", fluence_ms);
   s.fluence = 1e-3 * fluence_ms;
   kv.set("snr", s.snr);
-  FASTPSR_EXPECTS(!kv.has("snr") || s.snr > 0.0, "--frb: snr must be positive, got {}", s.snr);
+  FASTPSR_EXPECTS(!kv.has("snr") || (s.snr > 0.0 && s.snr <= kMaxSourceSnr),
+                  "--frb: snr must be above 0 and at most {:g}, got {}", kMaxSourceSnr, s.snr);
   double scatter_ms = 0.0;
   kv.set("scatter", scatter_ms);
   s.scatter_s = 1e-3 * scatter_ms;
   kv.set("scatter-freq", s.scatter_ref_mhz);
   kv.set("scatter-index", s.scatter_index);
   kv.set("spindex", s.spectral_index);
+  FASTPSR_EXPECTS(std::fabs(s.spectral_index) <= kMaxSpectralIndex, "--frb: spindex={} is outside -{:g} to {:g}",
+                  s.spectral_index, kMaxSpectralIndex, kMaxSpectralIndex);
   kv.set("fmin", s.fmin_mhz);
   kv.set("fmax", s.fmax_mhz);
   return s;

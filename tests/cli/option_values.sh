@@ -129,9 +129,17 @@ usage fake-pulsar "--tobs: 1e+300 is out of range" --nchans 16 --tobs 1e300 -o o
 usage fake-pulsar "--tobs: 1e+300 is out of range" --voltages --tobs 1e300 -o out/x.dada
 usage fake-pulsar "--peak-power: 1e300 is out of range" --voltages --nsamples 4096 --period 5 --peak-power 1e300 \
   -o out/x.dada
+# The same bounds inside --psr and --frb (one more NaN-sample source).
+usage fake-pulsar "--psr: snrpeak=1e+300 is outside 0 to 1e+06" "${fp[@]}" --psr period=5,snrpeak=1e300 -o out/x.fil
+usage fake-pulsar "--psr: snr=0 is not above 0" "${fp[@]}" --psr period=5,snr=0 -o out/x.fil
+usage fake-pulsar "--psr: spindex=1e+300 is outside -10 to 10" "${fp[@]}" --psr period=5,spindex=1e300 -o out/x.fil
+usage fake-pulsar "--frb: snr must be above 0 and at most 1e+06" "${fp[@]}" --frb time=0.1,snr=1e300 -o out/x.fil
+usage fake-pulsar "--frb: spindex=-1e+300 is outside -10 to 10" "${fp[@]}" --frb time=0.1,snr=8,spindex=-1e300 \
+  -o out/x.fil
 check "fake-pulsar wrote nothing: $(ls -A out)" test -z "$(ls -A out)"
-check "fake-pulsar --threads 2 --fold-snr 10 --spectral-index -2 still runs" \
-  sh -c "'$bin/fake-pulsar' -q ${fp[*]} --threads 2 --period 5 --fold-snr 10 --spectral-index -2 -o out/ok.fil"
+check "fake-pulsar --threads 2 --fold-snr 10 --spectral-index -2 (and --psr, --frb alike) still runs" \
+  sh -c "'$bin/fake-pulsar' -q ${fp[*]} --threads 2 --period 5 --fold-snr 10 --spectral-index -2 \
+    --psr period=7,snr=10,spindex=-2 --frb time=0.01,snr=8,spindex=-1 -o out/ok.fil"
 
 # tune (a dry run needs no GPU).
 usage tune "--budget: nan is not a finite number" dedisp --setup apertif --dry-run --budget nan
