@@ -6,10 +6,7 @@
 # such a search is refused for its memory (16000 z rows of 2^17-point templates: 16 GB) with the
 # tools' message, or runs where the memory is there.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp accelsearch
-if [ -n "${FASTPSR_ASAN:-}" ]; then
-  echo "skipped: under ASan no address-space limit can stop the 16 GB of templates"
-  exit 77
-fi
+skip_under_asan "no address-space limit can stop the 16 GB of templates"
 
 "$bin/fake-pulsar" -q --nchans 16 --tsamp 256 --tobs 60 --period 50.3 --dm 20 --nbits 8 --seed 3 -o g.fil
 "$bin/dedisp" -q g.fil -d 20 --even -o g.dat

@@ -5,10 +5,7 @@
 # active exception", status 134: a started std::thread destroyed while the error unwound). Now the
 # threads started are stopped and joined and the error says what failed, status 1.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp accelsearch
-if [ -n "${FASTPSR_ASAN:-}" ]; then
-  echo "skipped: ASan needs terabytes of address space (no ulimit -v under it)"
-  exit 77
-fi
+skip_under_asan "it needs terabytes of address space (no ulimit -v under it)"
 
 "$bin/fake-pulsar" -q --nchans 16 --tsamp 256 --tobs 10 --period 50.3 --dm 20 --nbits 8 --seed 3 -o f.fil
 "$bin/dedisp" -q f.fil -d 20 --even -o s.dat

@@ -17,3 +17,11 @@ source "$FASTPSR_SOURCE/tests/cli/lib/checks.bash"
 # `bash -c "$(address_limit KIB) && cmd"`: cmd under ulimit -v KIB, except under ASan, whose
 # shadow memory needs terabytes of address space (a limit makes every tool abort at start).
 address_limit() { if [ -n "${FASTPSR_ASAN:-}" ]; then echo true; else echo "ulimit -v $1"; fi; }
+# `skip_under_asan "why"`: the test is skipped (status 77) under ASan, saying why; for tests whose
+# point is an address-space limit (ASan cannot start under one).
+skip_under_asan() {
+  if [ -n "${FASTPSR_ASAN:-}" ]; then
+    echo "skipped under ASan: $1"
+    exit 77
+  fi
+}
