@@ -147,6 +147,19 @@ class FileSeries final : public Output {
       if (opts_.even && has_held_[i] != 0 && kept(i) == lengths[i]) sink.write(held_[i].data(), sample_bytes(nbits()));
     };
     try {
+      if (opts_.even) {
+        // A series of one sample keeps none: an empty .dat would only fail later, in realfft or
+        // accelsearch, far from its cause.
+        for (std::size_t i = 0; i < series_.size(); ++i) {
+          if (lengths[i] > 0 && kept(i) == 0) {
+            throw Error(ErrorCode::invalid_argument,
+                        fmt::format("--even leaves no samples: DM {} has only one sample with full data; give "
+                                    "more data or leave out --even",
+                                    series_[i].dm),
+                        paths_[i]);
+          }
+        }
+      }
       if (!spool_) {
         stop_openers();
         for_each_series([&](std::size_t i) {

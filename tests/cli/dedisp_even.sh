@@ -60,6 +60,16 @@ done
 hdr=$(grep -abo HEADER_END one.tim | head -1 | cut -d: -f1)
 compare one.tim one_even.tim $((hdr + 10)) 4 ""
 
+# One sample with full data: --even would leave an empty file, so the run is refused and says
+# why; two samples are kept.
+md=$("$bin/dedisp" f.fil -d 30 -v -o probe.tim 2>&1 >/dev/null | sed -n 's/.*max delay \([0-9]*\) samples.*/\1/p')
+check "dedisp -v gave no max delay" test -n "$md"
+expect_exit 2 "--even leaves no samples: DM 30 has only one sample" \
+  "$bin/dedisp" f.fil -d 30 --nsamps $((md + 1)) --even -o short.dat
+check "the refused run left a file: $(ls short.* 2>/dev/null)" test ! -e short.dat -a ! -e short.inf
+"$bin/dedisp" -q f.fil -d 30 --nsamps $((md + 2)) --even -o two.dat
+check "two samples with --even: $(size two.dat) bytes, want 8" test "$(size two.dat)" = 8
+
 # Refused where fastpsr's own tools read the output.
 expect_exit 2 "--even is for the dat and tim files" "$bin/dedisp" f.fil --dm 20:23:1 --format tim-stream --even -o x.tims
 expect_exit 2 "--even is for the dat and tim files" "$bin/dedisp" f.fil --dm 20:23:1 --format fil --even -o x.fil
