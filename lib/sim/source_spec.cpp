@@ -197,6 +197,8 @@ SinglePulseSpec parse_single_pulse(std::string_view text) {
   s.width_s = 1e-3 * width_ms;
   double fluence_ms = 0.0;
   kv.set("fluence", fluence_ms);
+  FASTPSR_EXPECTS(fluence_ms >= 0.0 && fluence_ms <= kMaxFluence, "--frb: fluence must be 0 to {:g} rms ms, got {}",
+                  kMaxFluence, fluence_ms);
   s.fluence = 1e-3 * fluence_ms;
   kv.set("snr", s.snr);
   FASTPSR_EXPECTS(!kv.has("snr") || (s.snr > 0.0 && s.snr <= kMaxSourceSnr),
@@ -246,7 +248,8 @@ SinglePulseSpec parse_single_impulse(std::string_view text) {
   kv.set("amp", amp);
   double width_ms = 1.0;
   kv.set("width", width_ms);
-  FASTPSR_EXPECTS(width_ms > 0.0 && amp >= 0.0, "--rfi-impulse: width must be positive and amp >= 0");
+  FASTPSR_EXPECTS(width_ms > 0.0 && amp >= 0.0 && amp <= kMaxFluence,
+                  "--rfi-impulse: width must be positive and amp 0 to {:g}", kMaxFluence);
   s.width_s = 1e-3 * width_ms;
   // Peak amp of a Gaussian of FWHM w: fluence = amp sigma sqrt(2 pi).
   s.fluence = amp * s.width_s / (2.0 * std::sqrt(2.0 * std::numbers::ln2)) * std::sqrt(2.0 * std::numbers::pi);

@@ -136,10 +136,16 @@ usage fake-pulsar "--psr: spindex=1e+300 is outside -10 to 10" "${fp[@]}" --psr 
 usage fake-pulsar "--frb: snr must be above 0 and at most 1e+06" "${fp[@]}" --frb time=0.1,snr=1e300 -o out/x.fil
 usage fake-pulsar "--frb: spindex=-1e+300 is outside -10 to 10" "${fp[@]}" --frb time=0.1,snr=8,spindex=-1e300 \
   -o out/x.fil
+usage fake-pulsar "--frb: fluence must be 0 to 1e+12 rms ms, got 1e+300" "${fp[@]}" --frb time=0.1,fluence=1e300 \
+  -o out/x.fil
+usage fake-pulsar "--frb: fluence must be 0 to 1e+12 rms ms, got -1" "${fp[@]}" --frb time=0.1,fluence=-1 -o out/x.fil
+usage fake-pulsar "--rfi-impulse: width must be positive and amp 0 to 1e+12" "${fp[@]}" \
+  --rfi-impulse time=0.1,amp=1e300 -o out/x.fil
 check "fake-pulsar wrote nothing: $(ls -A out)" test -z "$(ls -A out)"
 check "fake-pulsar --threads 2 --fold-snr 10 --spectral-index -2 (and --psr, --frb alike) still runs" \
   sh -c "'$bin/fake-pulsar' -q ${fp[*]} --threads 2 --period 5 --fold-snr 10 --spectral-index -2 \
-    --psr period=7,snr=10,spindex=-2 --frb time=0.01,snr=8,spindex=-1 -o out/ok.fil"
+    --psr period=7,snr=10,spindex=-2 --frb time=0.01,snr=8,spindex=-1 --frb time=0.02,fluence=5 \
+    --rfi-impulse time=0.03,amp=3 -o out/ok.fil"
 
 # tune (a dry run needs no GPU).
 usage tune "--budget: nan is not a finite number" dedisp --setup apertif --dry-run --budget nan

@@ -64,10 +64,12 @@ PulsarSpec make_pulsar_spec(const PulsarOptions& o, double tobs_s);
 /// The period in ms as given (period, or 1000/f).
 double given_period_ms(const PulsarOptions& o);
 
-/// The largest S/N (snrpeak, snr, --fold-snr), peak power ratio and |spectral index| a source may
-/// have: beyond them the float32 samples overflowed to NaN or infinity (QA of option values).
+/// The largest S/N (snrpeak, snr, --fold-snr), peak power ratio, fluence (rms ms: --frb, and the
+/// amp of --rfi-impulse in rms) and |spectral index| a source may have: beyond them the float32
+/// samples overflowed to NaN or infinity (QA of option values).
 inline constexpr double kMaxSourceSnr = 1e6;
 inline constexpr double kMaxPeakPower = 1e12;
+inline constexpr double kMaxFluence = 1e12;
 inline constexpr double kMaxSpectralIndex = 10.0;
 
 /// --psr text. Keys: period (ms) or f (Hz); dm; width (%); snrpeak or snr (folded S/N);
