@@ -145,7 +145,7 @@ struct PpfMemory {
 };
 
 PpfMemory plan_ppf_memory(const Channeliser& ch, const ChanneliserPlan& plan, const VoltageInfo& info,
-                          bool own_input_buffers, const Options& o) {
+                          bool own_input_buffers, std::size_t reader_bytes, const Options& o) {
   PpfMemory m;
   m.channeliser = ch.host_bytes();
   const std::size_t gulp = ch.gulp_samples();
@@ -156,6 +156,10 @@ PpfMemory plan_ppf_memory(const Channeliser& ch, const ChanneliserPlan& plan, co
   m.input = (own_input_buffers ? 2 * gulp_bytes : 0) + (reorder ? gulp_bytes : 0);
   m.input_what = own_input_buffers ? "two gulps read ahead" : "read into the channeliser's buffers";
   if (reorder) m.input_what += ", one reordered by the reader";
+  if (reader_bytes > 0) {
+    m.input += reader_bytes;
+    m.input_what += fmt::format(", the reader's block of {}", format_bytes(reader_bytes));
+  }
   if (o.nbits == 8) {
     // The quantiser holds whole blocks of rows until it has --scale-rows of them (or the input ends).
     const std::size_t c = static_cast<std::size_t>(plan.nchans());
@@ -385,7 +389,7 @@ int run(int argc, char** argv) {
   const std::size_t gulp = ch->gulp_samples();
   const std::size_t gulp_bytes = gulp * info.time_sample_bytes();
   std::vector<std::uint8_t*> buffers = ch->input_buffers(2, gulp_bytes);
-  const PpfMemory mem = plan_ppf_memory(*ch, plan, info, buffers.empty(), o);
+  const PpfMemory mem = plan_ppf_memory(*ch, plan, info, buffers.empty(), reader->held_bytes(), o);
   log_verbose("memory: host {:.1f} MiB in all: {}; device {:.1f} MiB", static_cast<double>(mem.total()) / 1048576.0,
               mem.describe(true), static_cast<double>(ch->device_bytes()) / 1048576.0);
   {

@@ -194,6 +194,9 @@ class GuppiReader final : public VoltageReader {
   [[nodiscard]] const std::string& name() const noexcept override { return src_->name(); }
   [[nodiscard]] std::uint64_t position_bytes() const noexcept override { return src_->position(); }
   [[nodiscard]] std::optional<std::uint64_t> size_bytes() const noexcept override { return src_->size(); }
+  // The first block's payload is in memory from the constructor on; later blocks of the same
+  // BLOCSIZE reuse it.
+  [[nodiscard]] std::size_t held_bytes() const noexcept override { return payload_.capacity(); }
 
   std::size_t read(void* dst, std::size_t n) override {
     const std::size_t value = static_cast<std::size_t>(info_.npol) * 2 * component_bytes(info_.type);

@@ -120,6 +120,9 @@ fi
 if [ -f "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" ]; then
   "$ppf" -C 64 -T 4 --detect AA "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" -o puppi.fil -q 2>/dev/null
   check "GUPPI RAW sample to a filterbank" test -s puppi.fil
+  # The reader holds a whole block (BLOCSIZE bytes): the memory plan counts it.
+  "$ppf" -C 64 -T 4 --detect AA "$FASTPSR_SHARED/data/real/puppi_J1810+1744.raw" -o puppi.fil -v 2>puppi.log
+  check "the GUPPI block is not in the memory plan: $(grep memory: puppi.log)" grep -q "the reader's block of" puppi.log
 fi
 
 if [ "${FASTPSR_HAVE_CUDA:-0}" = 1 ] && nvidia-smi -L >/dev/null 2>&1; then

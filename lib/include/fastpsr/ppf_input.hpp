@@ -72,6 +72,8 @@ class VoltageReader {
   /// Bytes of the source consumed so far and its size when known (progress).
   [[nodiscard]] virtual std::uint64_t position_bytes() const noexcept = 0;
   [[nodiscard]] virtual std::optional<std::uint64_t> size_bytes() const noexcept = 0;
+  /// Bytes the reader holds itself (a GUPPI block's payload), for a run's memory plan.
+  [[nodiscard]] virtual std::size_t held_bytes() const noexcept { return 0; }
 
  protected:
   VoltageInfo info_;
