@@ -31,6 +31,7 @@
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
+#include "fastpsr/work_part.hpp"
 #include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
 #include "outputs.hpp"
@@ -48,6 +49,7 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
   dedisp obs.fil --dm 0:500:1 --format fil -B 8 -o dmtime.fil                 DM-time quick look
   PRESTO flags work too: dedisp -lodm 58 -dmstep 0.3 -numdms 32 -nobary -o iso iso.fil
+  dedisp obs.fil --dm-plan auto --part $SLURM_ARRAY_TASK_ID/8 -o out/obs    one eighth of the trials
 
 Output holds, for each DM, exactly the samples whose every channel has data (N - max delay at
 that DM, in output samples): no padding. The plain sum over channels is written unless
@@ -93,6 +95,7 @@ struct Options {
   bool no_tuning = false;
   std::string tmpdir;
   bool nobary = false;
+  std::string part;
   CommonOptions common;
 };
 
@@ -117,6 +120,10 @@ void add_options(CLI::App& app, Options& o) {
       ->group(trials);
   app.add_option("--numdms", o.numdms, "PRESTO prepsubband: number of DMs")
       ->check(number_in(1, kMaxDmTrials, "give 1 to 10000000 DMs (as many as a --dm range may have)"))
+      ->group(trials);
+  app.add_option("--part", o.part,
+                 "i/n: dedisperse only part i (1 to n) of the DM trials, a contiguous slice with about 1/n of the "
+                 "work, for job arrays; the n parts together write exactly the files of the whole run")
       ->group(trials);
   auto* plan = "Automatic DM plan";
   app.add_option("--dm-min", o.dm_min, "Lowest DM of the plan")
@@ -251,6 +258,7 @@ void check_dm_options(const Options& o) {
         "--downsample-mean or --dm-plan");
   }
   if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
+  if (!o.part.empty()) (void)parse_work_part(o.part);
   if (o.single_dm) FASTPSR_EXPECTS(*o.single_dm >= 0.0, "-d {}: DMs are not negative", *o.single_dm);
   if (o.lodm >= 0.0 || o.numdms > 0) {
     FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
@@ -259,8 +267,39 @@ void check_dm_options(const Options& o) {
   }
 }
 
-// The DM trials, in ranges of one downsampling each (check_dm_options() has passed).
-std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
+// --part i/n: this process's contiguous slice of the DM trials, cut so that each part has about
+// the same work (a DM costs 1 / its range's downsampling: its output samples). The parts of a
+// run tile its trials in order, so their files together are the whole run's.
+std::vector<Range> select_part(const std::vector<Range>& all, const WorkPart& part) {
+  std::vector<double> work;
+  for (const auto& r : all) work.insert(work.end(), r.dms.size(), 1.0 / static_cast<double>(r.downsample));
+  const auto [first, last] = part_slice(work, part);
+  if (first == last) {
+    usage_error(
+        fmt::format("--part {}/{}: there are {} DM trials, too few for {} parts: this part has none (give "
+                    "at most {} parts)",
+                    part.index, part.count, work.size(), part.count, work.size()));
+  }
+  std::vector<Range> mine;
+  std::size_t at = 0;
+  for (const auto& r : all) {
+    const std::size_t lo = std::clamp(first, at, at + r.dms.size()) - at;
+    const std::size_t hi = std::clamp(last, at, at + r.dms.size()) - at;
+    if (hi > lo) mine.push_back({std::vector<double>(r.dms.begin() + lo, r.dms.begin() + hi), r.downsample});
+    at += r.dms.size();
+  }
+  return mine;
+}
+
+std::string describe_part(const std::vector<Range>& mine, std::size_t total, const WorkPart& part) {
+  std::size_t n = 0;
+  for (const auto& r : mine) n += r.dms.size();
+  return fmt::format("{}: {} of the {} DM trials, DM {:g} to {:g}", part.describe(), n, total, mine.front().dms.front(),
+                     mine.back().dms.back());
+}
+
+// Every DM trial of the options, in ranges of one downsampling each.
+std::vector<Range> all_dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
   show_only = o.dm_plan == "show";
   if (!o.dm_plan.empty()) {
     DdplanOptions po;
@@ -289,6 +328,20 @@ std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& sho
     for (int i = 0; i < o.numdms; ++i) r.dms.push_back(o.lodm + i * o.dmstep);
   }
   return {r};
+}
+
+// The DM trials, in ranges of one downsampling each (check_dm_options() has passed); only
+// those of --part when it is given.
+std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
+  std::vector<Range> all = all_dm_ranges(o, h, show_only);
+  if (o.part.empty()) return all;
+  const WorkPart part = parse_work_part(o.part);
+  std::size_t total = 0;
+  for (const auto& r : all) total += r.dms.size();
+  std::vector<Range> mine = select_part(all, part);
+  if (show_only) std::printf("%s\n", describe_part(mine, total, part).c_str());
+  log_verbose("DM trials: {}", describe_part(mine, total, part));
+  return mine;
 }
 
 OutputFormat choose_format(const Options& o, std::size_t ndms) {
@@ -696,6 +749,11 @@ int run(int argc, char** argv) {
   OutputOptions oo;
   oo.format = format;
   oo.path = default_output(o, format, ndms);
+  // One file for all the DMs (fil, a tim-stream to a file): each part writes its own, so that the
+  // parts of a job array can run one command line that differs only in --part.
+  if (!o.part.empty() && (format == OutputFormat::fil || format == OutputFormat::tim_stream)) {
+    oo.path = part_file_name(oo.path, parse_work_part(o.part));
+  }
   oo.nbits = o.nbits_out;
   oo.dm_decimals = o.dm_prec;
   oo.start_sample = o.start;
