@@ -126,14 +126,17 @@ AccelInput read_accel_input(const std::string& path, const RealFft& fft) {
   return in;
 }
 
-AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals)
+AccelStreamInput::AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals,
+                                   WorkPart part)
     : reader_(TimStreamReader::open(path)),
       prefix_(std::move(out_prefix)),
       fft_(std::move(fft)),
-      dm_decimals_(dm_decimals) {}
+      dm_decimals_(dm_decimals),
+      part_(part) {}
 
 std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
+  while (ts && !in_part_round_robin(reader_->records_read() - 1, part_)) ts = reader_->next();
   if (!ts) return std::nullopt;
   ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
   std::string root = presto_dm_root(prefix_, ts->dm, dm_decimals_);

@@ -14,6 +14,7 @@
 #include "fastpsr/presto_inf.hpp"
 #include "fastpsr/tim_stream.hpp"
 #include "fastpsr/timeseries.hpp"
+#include "fastpsr/work_part.hpp"
 
 namespace fastpsr::app {
 
@@ -41,9 +42,12 @@ AccelInput accel_input_from_series(TimeSeries ts, const std::string& root, const
 
 /// DM trials from a tim-stream, one at a time: records become inputs rooted at
 /// <out_prefix>_DM<dm, dm_decimals decimals>; two records that would share a name are an error.
+/// Only the records of `part` (round robin: record j is part j mod n + 1) are inputs; the others
+/// are read past.
 class AccelStreamInput {
  public:
-  AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals = 2);
+  AccelStreamInput(const std::string& path, std::string out_prefix, RealFft fft, int dm_decimals = 2,
+                   WorkPart part = {});
   /// Reads the next record (in order: one thread at a time) and returns what completes it into an
   /// input (checks and the real FFT: any thread); std::nullopt after the last record.
   std::optional<std::function<AccelInput()>> next();
@@ -53,6 +57,7 @@ class AccelStreamInput {
   std::string prefix_;
   RealFft fft_;
   int dm_decimals_;
+  WorkPart part_;
   std::map<std::string, double> dm_of_root_;
 };
 

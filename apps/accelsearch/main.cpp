@@ -24,7 +24,9 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/work_part.hpp"
 #include "input.hpp"
+#include "sift_files.hpp"
 #include "trials.hpp"
 
 namespace fastpsr::app {
@@ -38,11 +40,14 @@ Examples:
   accelsearch -zmax 200 --interbin --device gpu obs.tim  # SIGPROC .tim, FDAS interbinning, GPU
   dedisp obs.fil --dm 0:100:0.5 --format tim-stream | accelsearch - -o cands
                                                          # a stream of DM trials from stdin
+  accelsearch -zmax 200 --part $SLURM_ARRAY_TASK_ID/8 out/obs_DM*.dat   # one eighth of the trials
+  accelsearch --sift out/obs_DM*_ACCEL_200 -o cands      # then one table of every part's trials
 
 Outputs per input: <root>_ACCEL_<zmax> (text), <root>_ACCEL_<zmax>.cand (binary), and for .fft
 input <root>_ACCEL_<zmax>.txtcand, as PRESTO writes them (stream records: <out>_DM<dm>_ACCEL_*,
 with a <out>_DM<dm>.inf). With several inputs, a stream, or -o, the candidates of all DM trials
-are sifted into <out>.csv and <out>.txt.
+are sifted into <out>.csv and <out>.txt. --sift sifts ACCEL files written before (ours or
+PRESTO's) the same way, without searching.
 )";
 
 struct Options {
@@ -51,6 +56,8 @@ struct Options {
   std::vector<std::string> inputs;
   std::string out = "cands";
   bool sift_requested = false;
+  bool sift_only = false;
+  std::string part;
   int ncpus = 0;
   int wmax = 0;
   int fft_len = 0;
@@ -170,7 +177,42 @@ void add_options(CLI::App& app, Options& o) {
                  "Decimals of the DM in the names of a tim-stream's outputs (<out>_DM<dm>; as dedisp's --dm-prec)")
       ->check(CLI::Range(0, 6))
       ->capture_default_str();
+  app.add_option("--part", o.part,
+                 "i/n: search only DM trials i, i+n, i+2n, ... of the inputs (or of the stream's records), for job "
+                 "arrays; the part's table is <out>_part<i>of<n>.csv/.txt; sift every part's ACCEL files together "
+                 "afterwards with --sift");
+  app.add_flag("--sift", o.sift_only,
+               "The inputs are ACCEL text files (<root>_ACCEL_<zmax>, ours or PRESTO's): sift them into <out>.csv "
+               "and <out>.txt, as ACCEL_sift.py does, without searching (e.g. the ACCEL files of a --part job array)");
   add_common_options(app, o.common, true);
+}
+
+// Writes the sifted table of `inputs` to <out>.csv and <out>.txt through the sinks opened before
+// the work (opened now where they were not).
+void write_sift_tables(const std::vector<SiftInput>& inputs, const std::string& out,
+                       std::unique_ptr<ByteSink>& csv_sink, std::unique_ptr<ByteSink>& txt_sink) {
+  const SiftResult sifted = sift_candidates(inputs, SiftOptions{});
+  auto write_table = [](std::unique_ptr<ByteSink>& sink, const std::string& path, const std::string& text) {
+    if (!sink) sink = open_sink(path);
+    sink->write(text.data(), text.size());
+    sink->commit();
+  };
+  write_table(csv_sink, out + ".csv", format_sift_csv(sifted));
+  write_table(txt_sink, out + ".txt", format_sift_summary(sifted));
+  log_info("{} sifted candidates from {} DM trials in {}.csv and {}.txt", sifted.candidates.size(), inputs.size(), out,
+           out);
+}
+
+// accelsearch --sift: ACCEL files searched before, sifted across their DM trials.
+int run_sift(const Options& o) {
+  if (!o.part.empty()) usage_error("--part splits a search: --sift reads the ACCEL files of every part at once");
+  if (std::find(o.inputs.begin(), o.inputs.end(), "-") != o.inputs.end()) {
+    usage_error("--sift reads ACCEL text files (<root>_ACCEL_<zmax>), not a stream");
+  }
+  auto csv_sink = open_sink(o.out + ".csv");
+  auto txt_sink = open_sink(o.out + ".txt");
+  write_sift_tables(read_accel_files(o.inputs), o.out, csv_sink, txt_sink);
+  return kExitOk;
 }
 
 AccelConfig finish_config(Options& o) {
@@ -261,6 +303,7 @@ int run(int argc, char** argv) {
       "ncpus", "inmem",   "otheropt", "median", "locpow", "photon", "noharmpolish", "noharmremove", "lobin"};
   parse(app, normalize_single_dash(argc, argv, single_dash));
   apply_common_options(o.common);
+  if (o.sift_only) return run_sift(o);
   o.sift_requested = app.count("--output") > 0;
   o.plane_memory_given = app.count("--plane-memory") > 0;
   for (const char* name : {"--dered-start", "--dered-end", "--dered-endfreq"}) {
@@ -273,11 +316,32 @@ int run(int argc, char** argv) {
   // The sifted table's files are created now (as temporaries, renamed once written), so that an
   // -o that cannot be written fails before the search, not after it (QA pass 16, P15).
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
+  // Several inputs, a stream or -o: a sifted table (of this part's trials, with --part).
+  const bool sift_table = o.inputs.size() > 1 || o.sift_requested || streaming;
+  std::optional<WorkPart> part;
+  if (!o.part.empty()) {
+    part = parse_work_part(o.part);
+    if (!streaming) {
+      std::vector<std::string> mine;
+      for (std::size_t j = 0; j < o.inputs.size(); ++j) {
+        if (in_part_round_robin(j, *part)) mine.push_back(o.inputs[j]);
+      }
+      if (mine.empty()) {
+        usage_error(fmt::format("--part {}/{}: there are {} inputs, too few for {} parts: this part has none",
+                                part->index, part->count, o.inputs.size(), part->count));
+      }
+      log_verbose("DM trials: {}: {} of the {} inputs", part->describe(), mine.size(), o.inputs.size());
+      o.inputs = std::move(mine);
+    }
+  }
+  // Each part's table has a name of its own, so that the parts of a job array can run one
+  // command line that differs only in --part.
+  const std::string table = o.out + (part ? part->name_suffix() : std::string());
   std::unique_ptr<ByteSink> csv_sink;
   std::unique_ptr<ByteSink> txt_sink;
-  if (o.inputs.size() > 1 || o.sift_requested || streaming) {
-    csv_sink = open_sink(o.out + ".csv");
-    txt_sink = open_sink(o.out + ".txt");
+  if (sift_table) {
+    csv_sink = open_sink(table + ".csv");
+    txt_sink = open_sink(table + ".txt");
   }
   // A GPU's context (a few hundred ms) is created on another thread while the first trials are
   // read and transformed.
@@ -320,7 +384,7 @@ int run(int argc, char** argv) {
   std::optional<AccelStreamInput> stream;
   TrialSource source;
   if (streaming) {
-    stream.emplace("-", o.out, fft, o.dm_prec);
+    stream.emplace("-", o.out, fft, o.dm_prec, part.value_or(WorkPart{}));
     source.next = [&] { return stream->next(); };
   } else {
     source.count = o.inputs.size();
@@ -331,21 +395,16 @@ int run(int argc, char** argv) {
   if (streaming && sift_inputs.empty()) {
     // A pipe whose writer failed before its first record (`dedisp missing.fil ... | accelsearch -`)
     // must not look like a search that found nothing.
+    if (part && part->index > 1) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--part {}/{}: the stream held fewer than {} records: this part has none", part->index,
+                              part->count, part->index),
+                  "stdin");
+    }
     throw Error(ErrorCode::format, "no time series on the input: an empty stream (did the command before it fail?)",
                 "stdin");
   }
-  if (sift_inputs.size() > 1 || o.sift_requested || streaming) {
-    const SiftResult sifted = sift_candidates(sift_inputs, SiftOptions{});
-    auto write_table = [](std::unique_ptr<ByteSink>& sink, const std::string& path, const std::string& text) {
-      if (!sink) sink = open_sink(path);
-      sink->write(text.data(), text.size());
-      sink->commit();
-    };
-    write_table(csv_sink, o.out + ".csv", format_sift_csv(sifted));
-    write_table(txt_sink, o.out + ".txt", format_sift_summary(sifted));
-    log_info("{} sifted candidates from {} DM trials in {}.csv and {}.txt", sifted.candidates.size(),
-             sift_inputs.size(), o.out, o.out);
-  }
+  if (sift_table) write_sift_tables(sift_inputs, table, csv_sink, txt_sink);
   return kExitOk;
 }
 

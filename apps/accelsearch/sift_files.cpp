@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#include "sift_files.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/error.hpp"
+
+namespace fastpsr::app {
+namespace {
+
+// ACCEL files of real searches are kilobytes to a few MB; a larger one is not an ACCEL file.
+constexpr std::size_t kMaxAccelFileBytes = std::size_t{256} << 20;
+
+std::string read_text(const std::string& path) {
+  auto src = open_source(path);
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const std::size_t n = src->read(buffer, sizeof buffer);
+    text.append(buffer, n);
+    if (text.size() > kMaxAccelFileBytes) {
+      throw Error(ErrorCode::format, fmt::format("more than {} MiB: not an ACCEL text file", kMaxAccelFileBytes >> 20),
+                  path);
+    }
+    if (n < sizeof buffer) return text;
+  }
+}
+
+// The DM of the .inf that an ACCEL file ends with (" Dispersion measure (cm-3 pc) = 56.7").
+double appended_dm(const std::string& text, const std::string& path) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(" Dispersion measure", 0) != 0) continue;
+    const auto eq = line.find('=');
+    if (eq != std::string::npos) {
+      try {
+        return std::stod(line.substr(eq + 1));
+      } catch (const std::exception&) {
+      }
+    }
+    break;
+  }
+  throw Error(ErrorCode::format, "no DM: neither 'DM<dm>' in the name nor a DM in the appended .inf", path);
+}
+
+}  // namespace
+
+std::vector<SiftInput> read_accel_files(const std::vector<std::string>& paths) {
+  std::vector<SiftInput> inputs;
+  inputs.reserve(paths.size());
+  for (const auto& path : paths) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    for (const char* side : {".cand", ".txtcand", ".inf", ".dat", ".fft"}) {
+      if (name.ends_with(side)) {
+        throw Error(ErrorCode::invalid_argument,
+                    fmt::format("--sift reads the ACCEL text files (<root>_ACCEL_<zmax>), not a {} file", side), path);
+      }
+    }
+    const std::string text = read_text(path);
+    if (text.find('\0') != std::string::npos) {
+      throw Error(ErrorCode::format, "binary data: not an ACCEL text file (<root>_ACCEL_<zmax>)", path);
+    }
+    // sift_input_from_accel_text takes "DM<dm>" from the name first, as sifting.py does (its
+    // pattern: DM, digits, a point and two digits).
+    static const std::regex dm_pattern("DM[0-9]+\\.[0-9][0-9]");
+    const bool dm_in_name = std::regex_search(name, dm_pattern);
+    inputs.push_back(sift_input_from_accel_text(text, name, dm_in_name ? 0.0 : appended_dm(text, path)));
+  }
+  return inputs;
+}
+
+}  // namespace fastpsr::app
