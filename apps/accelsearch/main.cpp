@@ -58,6 +58,8 @@ struct Options {
   bool sift_requested = false;
   bool sift_only = false;
   std::string part;
+  SiftOptions sift;
+  double sift_short_period_ms = 0.5;
   int ncpus = 0;
   int wmax = 0;
   int fft_len = 0;
@@ -184,14 +186,52 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--sift", o.sift_only,
                "The inputs are ACCEL text files (<root>_ACCEL_<zmax>, ours or PRESTO's): sift them into <out>.csv "
                "and <out>.txt, as ACCEL_sift.py does, without searching (e.g. the ACCEL files of a --part job array)");
+  // ACCEL_sift.py's settings, which its users edit at the top of the script.
+  auto* sifting = "Sifting across DM trials (ACCEL_sift.py's settings)";
+  SiftOptions& f = o.sift;
+  app.add_option("--sift-sigma", f.sigma_threshold, "Lowest sigma kept (ACCEL_sift.py sigma_threshold)")
+      ->capture_default_str()
+      ->check(not_negative_number("give a sigma of 0 or more"))
+      ->group(sifting);
+  app.add_option("--sift-cpow", f.c_pow_threshold,
+                 "One-harmonic candidates need this coherent power too (c_pow_threshold)")
+      ->capture_default_str()
+      ->check(not_negative_number("give a power of 0 or more"))
+      ->group(sifting);
+  app.add_option("--sift-harm-pow", f.harm_pow_cutoff, "Lowest power of the strongest harmonic (harm_pow_cutoff)")
+      ->capture_default_str()
+      ->check(not_negative_number("give a power of 0 or more"))
+      ->group(sifting);
+  app.add_option("--sift-r-err", f.r_err, "Fourier bins within which candidates are the same (r_err)")
+      ->capture_default_str()
+      ->check(number_in(0, 1e6, "give bins above 0 and at most 1e6", Ends::above_lo))
+      ->group(sifting);
+  app.add_option("--sift-min-period", o.sift_short_period_ms, "Shortest period kept, ms (short_period, in s there)")
+      ->capture_default_str()
+      ->check(not_negative_number("give a period of 0 ms or more"))
+      ->group(sifting);
+  app.add_option("--sift-max-period", f.long_period_s, "Longest period kept, s (long_period)")
+      ->capture_default_str()
+      ->check(positive_number("give a period above 0 s"))
+      ->group(sifting);
+  app.add_option("--sift-min-dms", f.min_num_dms,
+                 "DM trials a candidate must be found in (min_num_DMs; 1 keeps single-DM candidates)")
+      ->capture_default_str()
+      ->check(number_in(1, 1e9, "give 1 or more DM trials"))
+      ->group(sifting);
+  app.add_option("--sift-low-dm", f.low_dm_cutoff,
+                 "Candidates whose best DM is at most this are dropped (low_DM_cutoff)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->group(sifting);
   add_common_options(app, o.common, true);
 }
 
 // Writes the sifted table of `inputs` to <out>.csv and <out>.txt through the sinks opened before
 // the work (opened now where they were not).
-void write_sift_tables(const std::vector<SiftInput>& inputs, const std::string& out,
+void write_sift_tables(const std::vector<SiftInput>& inputs, const SiftOptions& options, const std::string& out,
                        std::unique_ptr<ByteSink>& csv_sink, std::unique_ptr<ByteSink>& txt_sink) {
-  const SiftResult sifted = sift_candidates(inputs, SiftOptions{});
+  const SiftResult sifted = sift_candidates(inputs, options);
   auto write_table = [](std::unique_ptr<ByteSink>& sink, const std::string& path, const std::string& text) {
     if (!sink) sink = open_sink(path);
     sink->write(text.data(), text.size());
@@ -211,7 +251,7 @@ int run_sift(const Options& o) {
   }
   auto csv_sink = open_sink(o.out + ".csv");
   auto txt_sink = open_sink(o.out + ".txt");
-  write_sift_tables(read_accel_files(o.inputs), o.out, csv_sink, txt_sink);
+  write_sift_tables(read_accel_files(o.inputs), o.sift, o.out, csv_sink, txt_sink);
   return kExitOk;
 }
 
@@ -303,6 +343,7 @@ int run(int argc, char** argv) {
       "ncpus", "inmem",   "otheropt", "median", "locpow", "photon", "noharmpolish", "noharmremove", "lobin"};
   parse(app, normalize_single_dash(argc, argv, single_dash));
   apply_common_options(o.common);
+  o.sift.short_period_s = 1e-3 * o.sift_short_period_ms;
   if (o.sift_only) return run_sift(o);
   o.sift_requested = app.count("--output") > 0;
   o.plane_memory_given = app.count("--plane-memory") > 0;
@@ -404,7 +445,7 @@ int run(int argc, char** argv) {
     throw Error(ErrorCode::format, "no time series on the input: an empty stream (did the command before it fail?)",
                 "stdin");
   }
-  if (sift_table) write_sift_tables(sift_inputs, table, csv_sink, txt_sink);
+  if (sift_table) write_sift_tables(sift_inputs, o.sift, table, csv_sink, txt_sink);
   return kExitOk;
 }
 

@@ -51,9 +51,21 @@ if [ -f "$presto" ]; then
   "$bin/accelsearch" --sift "$presto" -o presto 2>sift.log
   check "--sift of PRESTO's ACCEL file failed: $(cat sift.log)" grep -q "sifted candidates from 1 DM trials" sift.log
   check "--sift of PRESTO's ACCEL file wrote no table" test -s presto.txt
+  # ACCEL_sift.py's settings: one DM trial is enough with --sift-min-dms 1, and the pulsar
+  # (4.837 ms) is the best candidate.
+  "$bin/accelsearch" -q --sift "$presto" --sift-min-dms 1 -o presto1
+  check "--sift-min-dms 1: the 4.837 ms pulsar is not the first candidate of PRESTO's file" \
+    sh -c "sed -n 2p presto1.csv | grep -q ',4\.837[0-9]*,'"
 else
   echo "skipped: PRESTO's ACCEL file (no $FASTPSR_SHARED/data/peer-outputs)"
 fi
+# A higher --sift-sigma keeps fewer, in a search's table as in --sift's.
+all=$(($(wc -l <whole.csv) - 1))
+search o_DM*.dat --sift-sigma 15 -o strict
+"$bin/accelsearch" -q --sift o_DM*_ACCEL_10 --sift-sigma 15 -o strict2
+strict=$(($(wc -l <strict.csv) - 1))
+check "--sift-sigma 15 kept $strict of $all candidates" test "$strict" -ge 1 -a "$strict" -lt "$all"
+check "--sift-sigma 15: the search's table and --sift's differ" cmp -s strict.csv strict2.csv
 
 # Refused.
 mkdir out
@@ -64,6 +76,8 @@ expect_exit 2 "the stream held fewer than 9 records" sh -c "'$bin/accelsearch' -
 expect_exit 2 "--sift reads the ACCEL files of every part" "$bin/accelsearch" --sift --part 1/2 w/* -o out/x
 expect_exit 2 "not a .cand file" "$bin/accelsearch" --sift w/o_DM24.00_ACCEL_10.cand -o out/x
 expect_exit 2 "not a stream" "$bin/accelsearch" --sift - -o out/x
+expect_exit 2 "--sift-min-dms: 0 is out of range" "$bin/accelsearch" --sift w/o_DM24.00_ACCEL_10 --sift-min-dms 0 -o out/x
+expect_exit 2 "--sift-r-err: -1 is negative" "$bin/accelsearch" --sift w/o_DM24.00_ACCEL_10 --sift-r-err -1 -o out/x
 echo "not an ACCEL file" >notes_DM1.00_ACCEL_0
 expect_exit 1 "notes_DM1.00_ACCEL_0" "$bin/accelsearch" --sift notes_DM1.00_ACCEL_0 -o out/x
 expect_exit 1 "missing_ACCEL_0" "$bin/accelsearch" --sift missing_ACCEL_0 -o out/x
