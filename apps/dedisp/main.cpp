@@ -331,13 +331,13 @@ std::vector<Range> all_dm_ranges(const Options& o, const SigprocHeader& h, bool&
 }
 
 // The DM trials, in ranges of one downsampling each (check_dm_options() has passed); only
-// those of --part when it is given.
-std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only) {
+// those of --part when it is given. `total`: the whole run's number.
+std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only, std::size_t& total) {
   std::vector<Range> all = all_dm_ranges(o, h, show_only);
+  total = 0;
+  for (const auto& r : all) total += r.dms.size();
   if (o.part.empty()) return all;
   const WorkPart part = parse_work_part(o.part);
-  std::size_t total = 0;
-  for (const auto& r : all) total += r.dms.size();
   std::vector<Range> mine = select_part(all, part);
   if (show_only) std::printf("%s\n", describe_part(mine, total, part).c_str());
   log_verbose("DM trials: {}", describe_part(mine, total, part));
@@ -620,12 +620,13 @@ int run(int argc, char** argv) {
   }
 
   bool show_only = false;
-  const std::vector<Range> ranges = dm_ranges(o, h, show_only);
+  std::size_t run_dms = 0;  // of the whole run: a --part names its outputs as the whole run does
+  const std::vector<Range> ranges = dm_ranges(o, h, show_only, run_dms);
   if (show_only) return kExitOk;
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
 
-  const OutputFormat format = choose_format(o, ndms);
+  const OutputFormat format = choose_format(o, run_dms);
   if (format == OutputFormat::dat && o.nbits_out != 32) {
     usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
   }
@@ -748,7 +749,8 @@ int run(int argc, char** argv) {
   }
   OutputOptions oo;
   oo.format = format;
-  oo.path = default_output(o, format, ndms);
+  oo.path = default_output(o, format, run_dms);
+  oo.run_dms = run_dms;
   // One file for all the DMs (fil, a tim-stream to a file): each part writes its own, so that the
   // parts of a job array can run one command line that differs only in --part.
   if (!o.part.empty() && (format == OutputFormat::fil || format == OutputFormat::tim_stream)) {

@@ -85,7 +85,7 @@ class FileSeries final : public Output {
     for (const auto& s : series) {
       // One DM and "-o obs.tim" or "-o obs.dat" (PRESTO prepdata's naming): exactly that file.
       const std::string ext = tim ? ".tim" : ".dat";
-      if (series.size() == 1 && (tim || o.path.ends_with(ext))) {
+      if (std::max(o.run_dms, series.size()) == 1 && (tim || o.path.ends_with(ext))) {
         paths_.push_back(o.path);
       } else {
         // "-o obs.tim" with several DMs means the root "obs": obs_DM12.50.tim ...

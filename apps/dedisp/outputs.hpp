@@ -42,6 +42,9 @@ struct OutputOptions {
   bool even = false;
   /// Threads that open, write and complete files at once (dat, tim); nullptr: the caller's.
   WorkerTeam* team = nullptr;
+  /// The DM trials of the whole run (more than the series of a --part): one DM in all is
+  /// written to exactly `path` (dat, tim), more under `path` as a root, whatever the part holds.
+  std::size_t run_dms = 0;
 };
 
 class Output {

@@ -38,6 +38,19 @@ check "--dm-plan show --part does not name the part" grep -q "^part 2/3: [0-9]* 
 for i in 1 2 3; do "$bin/dedisp" -q f.fil --dm 0:40:1 --format tim-stream --part $i/3; done >parts.tims
 check "tim-stream parts concatenated differ from the whole stream" cmp -s whole.tims parts.tims
 
+# Parts of one DM each name their files as the whole run of three does (a run of one DM writes
+# exactly -o; more are written under -o as a root), and on stdout they write a tim-stream too.
+printf '1\n2\n3\n' >dms.txt
+mkdir w3 p3
+(cd w3 && "$bin/dedisp" -q ../f.fil --dm-list ../dms.txt --format tim -o x && "$bin/dedisp" -q ../f.fil \
+  --dm-list ../dms.txt -o y.dat && "$bin/dedisp" -q ../f.fil --dm-list ../dms.txt >s.tims)
+for i in 1 2 3; do
+  (cd p3 && "$bin/dedisp" -q ../f.fil --dm-list ../dms.txt --format tim -o x --part $i/3 &&
+    "$bin/dedisp" -q ../f.fil --dm-list ../dms.txt -o y.dat --part $i/3 &&
+    "$bin/dedisp" -q ../f.fil --dm-list ../dms.txt --part $i/3 >>s.tims)
+done
+check "parts of one DM each: $(diff -rq w3 p3 2>&1 | head -3)" diff -rq w3 p3
+
 # One file for all the DMs: each part names its own (the same -o in every part).
 for i in 1 2; do "$bin/dedisp" -q f.fil --dm 0:40:1 --format fil --part $i/2 -o dt.fil; done
 "$bin/dedisp" -q f.fil --dm 0:40:1 --format tim-stream --part 2/2 -o st.tims
