@@ -62,7 +62,7 @@ compare one.tim one_even.tim $((hdr + 10)) 4 ""
 
 # One sample with full data: --even would leave an empty file, so the run is refused and says
 # why; two samples are kept.
-md=$("$bin/dedisp" f.fil -d 30 -v -o probe.tim 2>&1 >/dev/null | sed -n 's/.*max delay \([0-9]*\) samples.*/\1/p')
+md=$("$bin/dedisp" f.fil -d 30 -v -o probe.tim 2>&1 >/dev/null | sed -n 's/.*max delay \([0-9]*\) samples.*/\1/p' | head -1)
 check "dedisp -v gave no max delay" test -n "$md"
 expect_exit 2 "--even leaves no samples: DM 30 has only one sample" \
   "$bin/dedisp" f.fil -d 30 --nsamps $((md + 1)) --even -o short.dat
