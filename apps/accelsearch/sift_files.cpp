@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
 #include "fastpsr/byte_stream.hpp"
@@ -65,10 +64,8 @@ std::vector<SiftInput> read_accel_files(const std::vector<std::string>& paths) {
     if (text.find('\0') != std::string::npos) {
       throw Error(ErrorCode::format, "binary data: not an ACCEL text file (<root>_ACCEL_<zmax>)", path);
     }
-    // sift_input_from_accel_text takes "DM<dm>" from the name first, as sifting.py does (its
-    // pattern: DM, digits, a point and two digits).
-    static const std::regex dm_pattern("DM[0-9]+\\.[0-9][0-9]");
-    const bool dm_in_name = std::regex_search(name, dm_pattern);
+    // sift_input_from_accel_text takes "DM<dm>" from the name first, as sifting.py does.
+    const bool dm_in_name = dm_from_name(name).has_value();
     inputs.push_back(sift_input_from_accel_text(text, name, dm_in_name ? 0.0 : appended_dm(text, path)));
   }
   return inputs;

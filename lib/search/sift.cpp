@@ -59,7 +59,8 @@ void finish_harmonics(SiftCandidate& c) {
 
 std::string dm_string(double dm) { return fmt::format("{:.2f}", dm); }
 
-// The first "DM<digits>.<two digits>" in a file name (sifting.py's DM(\d+\.\d{2})).
+}  // namespace
+
 std::optional<double> dm_from_name(const std::string& name) {
   auto digit = [&](std::size_t i) { return i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0; };
   for (std::size_t at = name.find("DM"); at != std::string::npos; at = name.find("DM", at + 1)) {
@@ -71,8 +72,6 @@ std::optional<double> dm_from_name(const std::string& name) {
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 SiftInput sift_input_from_accel_text(const std::string& text, const std::string& file, double dm) {
   SiftInput in;

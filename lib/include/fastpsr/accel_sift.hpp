@@ -18,6 +18,7 @@
 ///     of 1..16 times or 1/1..1/16 of, or 3/2, 5/2, 2/3, 4/3, 5/3, 3/4, 5/4, 2/5, 3/5, 4/5 of, a
 ///     higher-sigma one is removed.
 ///  6. The rest, by decreasing sigma.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct SiftInput {
   double dm = 0;
   std::vector<SiftCandidate> candidates;
 };
+
+/// The DM of the first "DM<digits>.<two digits>" in a file name (sifting.py's DM(\d+\.\d{2})).
+std::optional<double> dm_from_name(const std::string& name);
 
 /// Reads the candidates of an ACCEL text as sifting.py does. `file` names it (for the DM, taken
 /// from "DM<d.dd>" in the name, else `dm`). Throws Error(format) naming the file for a malformed
