@@ -251,7 +251,12 @@ int run_sift(const Options& o) {
   }
   auto csv_sink = open_sink(o.out + ".csv");
   auto txt_sink = open_sink(o.out + ".txt");
-  write_sift_tables(read_accel_files(o.inputs), o.sift, o.out, csv_sink, txt_sink);
+  std::vector<SiftInput> inputs = read_accel_files(o.inputs);
+  const std::size_t files = inputs.size();
+  const std::size_t more = add_trials_without_candidates(o.inputs, inputs);
+  log_verbose("--sift: {} ACCEL files, and {} DM trials without candidates from the .inf files beside them", files,
+              more);
+  write_sift_tables(inputs, o.sift, o.out, csv_sink, txt_sink);
   return kExitOk;
 }
 

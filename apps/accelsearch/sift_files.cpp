@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "fastpsr/byte_stream.hpp"
@@ -69,6 +70,27 @@ std::vector<SiftInput> read_accel_files(const std::vector<std::string>& paths) {
     inputs.push_back(sift_input_from_accel_text(text, name, dm_in_name ? 0.0 : appended_dm(text, path)));
   }
   return inputs;
+}
+
+std::size_t add_trials_without_candidates(const std::vector<std::string>& paths, std::vector<SiftInput>& inputs) {
+  std::set<std::string> dms;  // "%.2f", as the sifter compares them
+  for (const auto& in : inputs) dms.insert(fmt::format("{:.2f}", in.dm));
+  std::set<std::filesystem::path> dirs;
+  for (const auto& path : paths) dirs.insert(std::filesystem::path(path).parent_path());
+  std::size_t added = 0;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".inf")) continue;
+      const auto dm = dm_from_name(name);
+      if (dm && dms.insert(fmt::format("{:.2f}", *dm)).second) {
+        inputs.push_back(SiftInput{*dm, {}});
+        ++added;
+      }
+    }
+  }
+  return added;
 }
 
 }  // namespace fastpsr::app

@@ -16,4 +16,11 @@ namespace fastpsr::app {
 /// ACCEL file cut short or malformed.
 std::vector<SiftInput> read_accel_files(const std::vector<std::string>& paths);
 
+/// The DM trials that wrote no ACCEL file (PRESTO and we write none when nothing passes the
+/// threshold) still count where the sifter asks whether a candidate's DMs are adjacent trials:
+/// ACCEL_sift.py takes the trials from the *DM*.inf files in its folder. Adds to `inputs` (as
+/// trials without candidates) the DM of each such .inf file in the folders of `paths` that no
+/// input has; returns how many.
+std::size_t add_trials_without_candidates(const std::vector<std::string>& paths, std::vector<SiftInput>& inputs);
+
 }  // namespace fastpsr::app

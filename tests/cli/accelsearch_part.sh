@@ -32,6 +32,29 @@ check "--sift of the parts' ACCEL files is not the whole run's table (csv)" cmp 
 check "--sift of the parts' ACCEL files is not the whole run's table (txt)" cmp -s whole.txt merged.txt
 check "the sifted table has no candidates" test "$(wc -l <merged.csv)" -ge 2
 
+# A DM trial with no candidates writes no ACCEL file, but it is still a trial between others:
+# --sift counts the *DM*.inf files beside the ACCEL files, as ACCEL_sift.py does. One ACCEL file
+# as DMs 24 and 26: adjacent trials (kept) until DM 25's .inf is beside them (a gap: dropped).
+mkdir adj
+cp w/o_DM30.00_ACCEL_10 adj/o_DM24.00_ACCEL_10
+cp w/o_DM30.00_ACCEL_10 adj/o_DM26.00_ACCEL_10
+"$bin/accelsearch" -q --sift adj/*_ACCEL_10 -o adj/without
+cp o_DM25.00.inf adj/
+"$bin/accelsearch" -q --sift adj/*_ACCEL_10 -o adj/with
+n_without=$(($(wc -l <adj/without.csv) - 1))
+n_with=$(($(wc -l <adj/with.csv) - 1))
+check "DMs 24 and 26 alone: $n_without candidates kept, want some" test "$n_without" -ge 1
+check "with DM 25's .inf beside them: $n_with candidates kept, want none (not adjacent)" test "$n_with" = 0
+# The whole run with a threshold that leaves some trials without candidates, and --sift of its
+# ACCEL files: the same table.
+mkdir hi
+(cd hi && for f in ../o_DM*.dat ../o_DM*.inf; do ln -s "$f" .; done &&
+  "$bin/accelsearch" -q --zmax 10 --numharm 4 --device cpu --sigma 12 o_DM*.dat -o whole &&
+  "$bin/accelsearch" -q --sift o_DM*_ACCEL_10 -o sifted)
+check "--sigma 12 left every trial with candidates ($(ls hi/*_ACCEL_10 | wc -l) ACCEL files of 13)" \
+  test "$(ls hi/*_ACCEL_10 | wc -l)" -lt 13
+check "--sift is not the whole run's table where trials have no candidates" cmp -s hi/whole.csv hi/sifted.csv
+
 # A stream: each part reads past the other parts' records; the same command line in every part.
 "$bin/dedisp" -q f.fil --dm 24:36:2 --format tim-stream >s.tims
 mkdir sw sp
