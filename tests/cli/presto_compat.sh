@@ -126,4 +126,11 @@ cmp -s sig8.tim ref8.tim || fail "dedisperse -B 8 differs from dedisp -B 8"
 [ "$(header sig8.tim -nbits)" = 8 ] || fail "dedisperse -B 8: not 8 bits"
 refused dedisperse f.fil -d 30 -n 8
 grep -q "dedisperse (fastpsr): error: option -n is not supported" err.txt || fail "dedisperse -n: $(cat err.txt)"
+# Without a file dedisperse reads stdin (SIGPROC's usage: "def=stdin"); -o names the output.
+cat f.fil | dedisperse -d 30 > piped.tim
+cmp -s piped.tim sig.tim || fail "dedisperse from stdin differs from the file's"
+dedisperse -d 30 -o named.tim f.fil
+cmp -s named.tim sig.tim || fail "dedisperse -o differs from stdout"
+refused dedisperse f.fil -d 30 f.fil
+grep -q "two input files" err.txt || fail "dedisperse with two files: $(cat err.txt)"
 echo PASS
