@@ -145,10 +145,23 @@ void parse(CLI::App& app, std::vector<std::string> args) {
   // stdout and status 0, so a SIGPROC or PRESTO option we do not know (dedisperse -headerless,
   // accelsearch -harmpolish) would end a script's step "successfully" with the help as its
   // output. No tool has another one-letter option h: such an argument is an unknown option.
+  // Likewise a one-dash word that normalize_single_dash() did not know is read by CLI11 as a
+  // one-letter option with the rest glued on as its value: SIGPROC's `header f.fil -obsdb` wrote
+  // a copy of the file named "bsdb" (-o bsdb), `dedisperse f.fil -old` wrote its series to "ld"
+  // (QA pass 18). A glued value that starts with a letter is taken for such a word and refused;
+  // numbers (-d56.7, -B8, and values such as -inf) and -vv still work.
+  auto is_letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
   for (const std::string& a : args) {
     if (a == "--") break;
-    if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
-      print_error("", fmt::format("unknown option '{}' (-h alone asks for the help)", a));
+    if (a.size() <= 2 || a[0] != '-' || !is_letter(a[1])) continue;
+    char* end = nullptr;
+    (void)std::strtod(a.c_str(), &end);
+    if (end != nullptr && *end == '\0') continue;  // a value: -inf, -nan
+    const bool verbosity = a.find_first_not_of("vq", 1) == std::string::npos;
+    if (a[1] == 'h' || (is_letter(a[2]) && !verbosity)) {
+      print_error("", fmt::format("unknown option '{}' ({})", a,
+                                  a[1] == 'h' ? "-h alone asks for the help"
+                                              : "a one-letter option takes its value after a space"));
       std::fprintf(stderr, "Run '%s --help' for the options.\n", g_command.c_str());
       throw ParseExit{kExitUsage};
     }
