@@ -162,6 +162,7 @@ int run(int argc, char** argv) {
   if (argc < 2) parse(cli, std::vector<std::string>{"--help"});  // as SIGPROC fake without arguments
   parse(cli, normalize_single_dash(argc, argv, single_dash_names(cli)));
   apply_common_options(o.common);
+  o.tsamp_given = cli.count("--tsamp") > 0;
   check_mode_options(cli, o);
   check_pulsar_options(cli, o);
   if (o.rms && !(*o.rms > 0.0)) usage_error(fmt::format("--rms must be positive, got {}", *o.rms));

@@ -239,7 +239,9 @@ sim::SimConfig build_config(const FakeOptions& o) {
   c.obs.foff_mhz = -std::abs(o.foff_mhz);
   if (!(o.tsamp_us > 0.0) || !std::isfinite(o.tsamp_us))
     usage_error(fmt::format("--tsamp must be positive, got {}", o.tsamp_us));
-  c.obs.tsamp_s = 1.0e-6 * o.tsamp_us;  // SIGPROC's arithmetic, for an identical header
+  // SIGPROC's arithmetic, for an identical header: its default is the constant 80.0e-6, one bit
+  // above 1e-6 * 80 (QA pass 18).
+  c.obs.tsamp_s = o.tsamp_given ? 1.0e-6 * o.tsamp_us : 80.0e-6;
   c.obs.tstart_mjd = o.tstart_mjd;
   if (o.nsamples) {
     // As --tobs 0 is refused: zero samples would be a header-only file.

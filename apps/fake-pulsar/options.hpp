@@ -20,6 +20,7 @@ struct FakeOptions {
   double fch1_mhz = 433.968;
   double foff_mhz = -0.062;
   double tsamp_us = 80.0;
+  bool tsamp_given = false;  // SIGPROC's default is the literal 80.0e-6, a given one tsamp * 1e-6
   double tobs_s = 10.0;
   std::optional<std::uint64_t> nsamples;
   double tstart_mjd = 50000.0;

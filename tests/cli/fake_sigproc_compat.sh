@@ -34,4 +34,17 @@ if [ -f "$shared" ]; then
 else
   echo "note: $shared absent: the byte comparison with SIGPROC fake's file is skipped"
 fi
+# SIGPROC's default sample time is the constant 80.0e-6, one bit above 1e-6 * 80 (what a given
+# -tsamp 80 makes, in SIGPROC and here): its bytes in the header (QA pass 18).
+tsamp_bytes() {
+  local off
+  off=$(grep -abo tsamp "$1" | head -1 | cut -d: -f1)
+  od -An -tx1 -j $((off + 5)) -N8 "$1" | tr -d ' '
+}
+"$bin/fake-pulsar" -period 5 -dm 10 -tobs 1 -seed 1 > "$tmp/default.fil"
+"$bin/fake-pulsar" -period 5 -dm 10 -tobs 1 -seed 1 -tsamp 80 > "$tmp/given.fil"
+[ "$(tsamp_bytes "$tmp/default.fil")" = f168e388b5f8143f ] ||
+  fail "default tsamp is $(tsamp_bytes "$tmp/default.fil"), SIGPROC's 80.0e-6 is f168e388b5f8143f"
+[ "$(tsamp_bytes "$tmp/given.fil")" = f068e388b5f8143f ] ||
+  fail "-tsamp 80 is $(tsamp_bytes "$tmp/given.fil"), SIGPROC's 80 * 1e-6 is f068e388b5f8143f"
 echo PASS
