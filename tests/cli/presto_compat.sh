@@ -133,4 +133,13 @@ dedisperse -d 30 -o named.tim f.fil
 cmp -s named.tim sig.tim || fail "dedisperse -o differs from stdout"
 refused dedisperse f.fil -d 30 f.fil
 grep -q "two input files" err.txt || fail "dedisperse with two files: $(cat err.txt)"
+# SIGPROC's other flags: -subzero is dedisp's --zero-dm; the rest are refused by name.
+dedisperse f.fil -d 30 -subzero > sub.tim
+"$bin/dedisp" -q f.fil -d 30 --delay-model sigproc --baseline sigproc --zero-dm > refsub.tim
+cmp -s sub.tim refsub.tim || fail "dedisperse -subzero differs from dedisp --zero-dm"
+for opt in "-c 5" "-f 1400" "-j 2" -swapout -headerless -sumifs -epn -stream; do
+  refused dedisperse f.fil -d 30 $opt
+  grep -q "dedisperse (fastpsr): error: option ${opt%% *} is not supported" err.txt ||
+    fail "dedisperse $opt: $(cat err.txt)"
+done
 echo PASS
