@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // header: prints the header of SIGPROC, PRESTO, PSRFITS and DADA files like SIGPROC's `header`,
 // single values for scripts, or everything as JSON; and rewrites SIGPROC headers.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -44,7 +46,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> unsets;
   std::string output;
   std::vector<std::string> wanted;  // value flags in the order given
-  app.add_option("files", files, "Files to read ('-' for stdin)")->required();
+  app.add_option("files", files, "Files to read ('-' or none for stdin, as SIGPROC's header)");
   app.add_flag("--json", json, "Print everything as JSON");
   app.add_option("--set", sets,
                  "Set a SIGPROC keyword (key=value) in the copy written with -o, in SIGPROC's stored units (fch1, "
@@ -61,6 +63,11 @@ int run(int argc, char** argv) {
   }
   parse(app, normalize_single_dash(argc, argv, value_names()));
   apply_common_options(common);
+  if (files.empty()) {
+    // SIGPROC's `header -tsamp < obs.fil` reads stdin; on a terminal that would wait for typing.
+    if (::isatty(STDIN_FILENO) != 0) usage_error("give the files to read (- or a redirection for stdin)");
+    files.push_back("-");
+  }
 
   if (!output.empty() || !sets.empty() || !unsets.empty()) {
     if (output.empty()) usage_error("--set and --unset need -o FILE (the input is never changed in place)");

@@ -47,4 +47,7 @@ set -e
 [ "$(wc -l <"$WORK/out")" -eq 2 ] || fail "mixed files: $(cat "$WORK/out")"
 grep -qF "header: error: $WORK/empty.fil: empty file" "$WORK/err" || fail "mixed files: $(cat "$WORK/err")"
 "$HEADER" --help | grep -q "Examples:" || fail "--help has no examples"
+# No file: stdin, as SIGPROC's `header -tsamp < obs.fil` (QA pass 18).
+[ "$("$HEADER" -tsamp -nchans <"$WORK/a.fil")" = "64.00000
+8" ] || fail "header -tsamp -nchans < a.fil: $("$HEADER" -tsamp -nchans <"$WORK/a.fil" 2>&1)"
 echo ok
