@@ -18,9 +18,22 @@ const std::vector<std::string> kPulsarOptions = {
     "--binc", "--bomega", "--bphase",  "--bpmass",   "--bcmass",     "--spectral-index", "--sigproc-phase"};
 
 std::uint64_t sigproc_sample_count(double tobs_s, double tsamp_s) {
-  // SIGPROC fake writes blocks of 512 samples until the time reaches tobs (at least one block).
+  // SIGPROC fake writes blocks of 512 samples until its clock, tsamp added once a sample in
+  // double, reaches tobs (at least one block). Where tobs is a whole number of blocks the sum's
+  // rounding decides whether one more block is written (-tsamp 64 -tobs 0.098304: 4 blocks, not
+  // 3; QA pass 18), so the clock is run as fake runs it up to 2^27 samples (a fraction of a
+  // second); beyond, the count is the exact quotient's.
   constexpr double kBlock = 512.0;
   const double blocks = std::max(1.0, std::ceil(tobs_s / (kBlock * tsamp_s) - 1e-9));
+  if (blocks * kBlock <= 0x1p27) {
+    double faketime = 0.0;
+    std::uint64_t n = 0;
+    do {
+      for (int s = 0; s < 512; ++s) faketime += tsamp_s;
+      n += 512;
+    } while (faketime < tobs_s);
+    return n;
+  }
   return static_cast<std::uint64_t>(blocks) * 512U;
 }
 

@@ -47,4 +47,12 @@ tsamp_bytes() {
   fail "default tsamp is $(tsamp_bytes "$tmp/default.fil"), SIGPROC's 80.0e-6 is f168e388b5f8143f"
 [ "$(tsamp_bytes "$tmp/given.fil")" = f068e388b5f8143f ] ||
   fail "-tsamp 80 is $(tsamp_bytes "$tmp/given.fil"), SIGPROC's 80 * 1e-6 is f068e388b5f8143f"
+# SIGPROC fake writes blocks of 512 samples while its clock (tsamp added a sample in double) is
+# below tobs: at -tsamp 64 -tobs 0.098304 (3 blocks exactly) the sum falls short and a 4th block
+# is written; at -tobs 0.032768 (1 block) it does not. Sizes as SIGPROC fake wrote them.
+for case in "0.098304 16625" "0.6553599999999999 86257" "0.032768 4337"; do
+  set -- $case
+  size=$("$bin/fake-pulsar" -period 5 -dm 1 -nbits 8 -nchans 8 -tsamp 64 -tobs "$1" -seed 1 | wc -c)
+  [ "$size" = "$2" ] || fail "-tobs $1: $size bytes, SIGPROC fake wrote $2"
+done
 echo PASS
