@@ -27,6 +27,7 @@ std::string sigproc_angle_to_string(double packed, bool is_ra, int decimals) {
       minute = 0;
       ++major;
     }
+    if (is_ra && major == 24) major = 0;  // 23:59:59.96 is 00:00:00.0, not 24:00:00.0
   }
   const int width = decimals > 0 ? decimals + 3 : 2;
   return fmt::format("{}{:02d}:{:02d}:{:0{}.{}f}", (negative && !is_ra) ? "-" : "", major, minute, second, width,

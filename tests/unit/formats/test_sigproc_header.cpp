@@ -217,3 +217,11 @@ TEST_CASE("filterbank: data shorter than nsamples are an error, a trailing parti
     CHECK(r.read_float(got.data(), 20) == 0);
   }
 }
+
+TEST_CASE("sigproc angles: seconds that print as 60 carry, and an RA of 24 h is 0 h") {
+  CHECK(sigproc_angle_to_string(123459.96, true, 1) == "12:35:00.0");
+  CHECK(sigproc_angle_to_string(235959.96, true, 1) == "00:00:00.0");
+  CHECK(sigproc_angle_to_string(235959.94, true, 1) == "23:59:59.9");
+  CHECK(sigproc_angle_to_string(-225959.96, false, 1) == "-23:00:00.0");
+  CHECK(sigproc_angle_to_string(895959.96, false, 1) == "90:00:00.0");
+}
