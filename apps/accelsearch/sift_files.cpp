@@ -73,8 +73,8 @@ std::vector<SiftInput> read_accel_files(const std::vector<std::string>& paths) {
 }
 
 std::size_t add_trials_without_candidates(const std::vector<std::string>& paths, std::vector<SiftInput>& inputs) {
-  std::set<std::string> dms;  // "%.2f", as the sifter compares them
-  for (const auto& in : inputs) dms.insert(fmt::format("{:.2f}", in.dm));
+  std::set<std::string> dms;  // as the sifter compares them
+  for (const auto& in : inputs) dms.insert(dm_string(in.dm));
   std::set<std::filesystem::path> dirs;
   for (const auto& path : paths) dirs.insert(std::filesystem::path(path).parent_path());
   std::size_t added = 0;
@@ -84,7 +84,7 @@ std::size_t add_trials_without_candidates(const std::vector<std::string>& paths,
       const std::string name = entry.path().filename().string();
       if (!name.ends_with(".inf")) continue;
       const auto dm = dm_from_name(name);
-      if (dm && dms.insert(fmt::format("{:.2f}", *dm)).second) {
+      if (dm && dms.insert(dm_string(*dm)).second) {
         inputs.push_back(SiftInput{*dm, {}});
         ++added;
       }

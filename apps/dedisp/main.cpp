@@ -240,7 +240,8 @@ struct Range {
 
 // The checks of the DM options that need no input: made before the input is opened, so that a
 // usage error is reported as one (status 2) even when the input is missing too.
-void check_dm_options(const Options& o) {
+// Returns the --part, parsed once here (WorkPart{} for the whole run).
+WorkPart check_dm_options(const Options& o) {
   const int sources = (!o.dm_range.empty() ? 1 : 0) + (o.single_dm ? 1 : 0) + (!o.dm_list.empty() ? 1 : 0) +
                       (!o.dm_plan.empty() ? 1 : 0) + (o.lodm >= 0.0 || o.numdms > 0 ? 1 : 0);
   if (sources != 1) {
@@ -258,13 +259,13 @@ void check_dm_options(const Options& o) {
         "--downsample-mean or --dm-plan");
   }
   if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
-  if (!o.part.empty()) (void)parse_work_part(o.part);
   if (o.single_dm) FASTPSR_EXPECTS(*o.single_dm >= 0.0, "-d {}: DMs are not negative", *o.single_dm);
   if (o.lodm >= 0.0 || o.numdms > 0) {
     FASTPSR_EXPECTS(o.lodm >= 0.0 && o.numdms > 0 && o.dmstep > 0.0,
                     "--lodm needs --numdms > 0 and --dmstep > 0 (got lodm {}, numdms {}, dmstep {})", o.lodm, o.numdms,
                     o.dmstep);
   }
+  return o.part.empty() ? WorkPart{} : parse_work_part(o.part);
 }
 
 // --part i/n: this process's contiguous slice of the DM trials, cut so that each part has about
@@ -332,12 +333,12 @@ std::vector<Range> all_dm_ranges(const Options& o, const SigprocHeader& h, bool&
 
 // The DM trials, in ranges of one downsampling each (check_dm_options() has passed); only
 // those of --part when it is given. `total`: the whole run's number.
-std::vector<Range> dm_ranges(const Options& o, const SigprocHeader& h, bool& show_only, std::size_t& total) {
+std::vector<Range> dm_ranges(const Options& o, const WorkPart& part, const SigprocHeader& h, bool& show_only,
+                             std::size_t& total) {
   std::vector<Range> all = all_dm_ranges(o, h, show_only);
   total = 0;
   for (const auto& r : all) total += r.dms.size();
-  if (o.part.empty()) return all;
-  const WorkPart part = parse_work_part(o.part);
+  if (part.whole()) return all;
   std::vector<Range> mine = select_part(all, part);
   if (show_only) std::printf("%s\n", describe_part(mine, total, part).c_str());
   log_verbose("DM trials: {}", describe_part(mine, total, part));
@@ -587,7 +588,7 @@ int run(int argc, char** argv) {
   // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
   // while the input is opened (from a pipe: while its writer starts too), the plans are made and
   // the outputs opened. --dm-plan show needs no device.
-  check_dm_options(o);
+  const WorkPart part = check_dm_options(o);
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   auto reader = FilterbankReader::open(o.input);
@@ -621,7 +622,7 @@ int run(int argc, char** argv) {
 
   bool show_only = false;
   std::size_t run_dms = 0;  // of the whole run: a --part names its outputs as the whole run does
-  const std::vector<Range> ranges = dm_ranges(o, h, show_only, run_dms);
+  const std::vector<Range> ranges = dm_ranges(o, part, h, show_only, run_dms);
   if (show_only) return kExitOk;
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
@@ -753,9 +754,7 @@ int run(int argc, char** argv) {
   oo.run_dms = run_dms;
   // One file for all the DMs (fil, a tim-stream to a file): each part writes its own, so that the
   // parts of a job array can run one command line that differs only in --part.
-  if (!o.part.empty() && (format == OutputFormat::fil || format == OutputFormat::tim_stream)) {
-    oo.path = part_file_name(oo.path, parse_work_part(o.part));
-  }
+  if (format == OutputFormat::fil || format == OutputFormat::tim_stream) oo.path = part_file_name(oo.path, part);
   oo.nbits = o.nbits_out;
   oo.dm_decimals = o.dm_prec;
   oo.start_sample = o.start;

@@ -57,9 +57,9 @@ void finish_harmonics(SiftCandidate& c) {
   c.hits = {{c.dm, c.snr, c.sigma}};
 }
 
-std::string dm_string(double dm) { return fmt::format("{:.2f}", dm); }
-
 }  // namespace
+
+std::string dm_string(double dm) { return fmt::format("{:.2f}", dm); }
 
 std::optional<double> dm_from_name(const std::string& name) {
   auto digit = [&](std::size_t i) { return i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0; };

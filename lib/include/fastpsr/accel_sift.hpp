@@ -50,6 +50,9 @@ struct SiftInput {
   std::vector<SiftCandidate> candidates;
 };
 
+/// A DM as the sifter compares and prints DMs ("%.2f", as sifting.py does).
+std::string dm_string(double dm);
+
 /// The DM of the first "DM<digits>.<two digits>" in a file name (sifting.py's DM(\d+\.\d{2})).
 std::optional<double> dm_from_name(const std::string& name);
 
