@@ -101,6 +101,7 @@ class FileSeries final : public Output {
     if (files_stay_open(o, series.size())) {
       sinks_.resize(series.size());
       infs_.resize(series.size());
+      header_due_.assign(series.size(), 0);
       writeback_mark_.assign(series.size(), 0);
       opened_ = std::make_unique<std::once_flag[]>(series.size());
       ensure_open(0);  // fails now if the directory is not writable
@@ -164,6 +165,7 @@ class FileSeries final : public Output {
         stop_openers();
         for_each_series([&](std::size_t i) {
           ensure_open(i);
+          write_due_header(i);
           last_sample(i, *sinks_[i]);
           complete(set, std::move(sinks_[i]), std::move(infs_[i]), i, kept(i));
         });
@@ -198,6 +200,7 @@ class FileSeries final : public Output {
       spool_->append(i, data, nbytes);
     } else {
       ensure_open(i);
+      write_due_header(i);
       ByteSink& sink = *sinks_[i];
       sink.write(data, nbytes);
       // Every MiB of a file is sent to the disk at once, so that it works while the next gulps
@@ -222,12 +225,21 @@ class FileSeries final : public Output {
 
   static constexpr std::uint64_t kWritebackBytes = std::uint64_t{1} << 20;
 
-  std::unique_ptr<ByteSink> open_series(std::size_t i) {
+  std::unique_ptr<ByteSink> open_series(std::size_t i, bool with_header = true) {
     auto sink = open_sink(paths_[i], kSeriesBuffer);
-    if (opts_.format == OutputFormat::tim) {
+    if (with_header && opts_.format == OutputFormat::tim) {
       write_sigproc_header(*sink, tim_header(input_, series_[i], opts_.nbits, opts_.start_sample));
     }
     return sink;
+  }
+  // A .tim file kept open through the run gets its header with its first sample (or at the
+  // end), not when it is created: a run refused once the data is read (a DM whose delay the
+  // data cannot fill, known only then when reading stdin) leaves nothing behind a shell
+  // redirect, where a header alone would look like an empty result (QA pass 19).
+  void write_due_header(std::size_t i) {
+    if (header_due_[i] == 0) return;
+    header_due_[i] = 0;
+    write_sigproc_header(*sinks_[i], tim_header(input_, series_[i], opts_.nbits, opts_.start_sample));
   }
   // The .inf beside a .dat (created with it, written when the length is known); none for .tim.
   std::unique_ptr<ByteSink> open_inf(std::size_t i) {
@@ -242,7 +254,8 @@ class FileSeries final : public Output {
   // yet created creates it itself (once per file: std::call_once).
   void ensure_open(std::size_t i) {
     std::call_once(opened_[i], [&] {
-      sinks_[i] = open_series(i);
+      sinks_[i] = open_series(i, false);
+      header_due_[i] = opts_.format == OutputFormat::tim ? 1 : 0;
       infs_[i] = open_inf(i);
     });
   }
@@ -340,6 +353,7 @@ class FileSeries final : public Output {
   std::vector<std::unique_ptr<ByteSink>> sinks_;
   std::vector<std::unique_ptr<ByteSink>> infs_;  // .inf temporaries, written by finish()
   std::vector<std::uint64_t> writeback_mark_;    // sink position at its last start_writeback()
+  std::vector<std::uint8_t> header_due_;         // per series: a .tim header not yet written
   std::unique_ptr<std::once_flag[]> opened_;     // per series: sink (and .inf) created
   std::vector<std::thread> openers_;
   std::atomic<bool> stop_{false};
@@ -442,7 +456,10 @@ class DmTimeFilterbank final : public Output {
     h.nbeams = 1;
     h.ibeam = in.ibeam;
     h.keys = sigproc_filterbank_keys(h);
-    writer_ = FilterbankWriter::open(o.path.empty() ? "-" : o.path, h);
+    header_ = h;
+    // A file is created now (an unwritable name fails before any work); stdout gets its header
+    // with the first row, so a run refused after reading leaves nothing behind a redirect.
+    if (!o.path.empty() && o.path != "-") writer();
   }
 
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
@@ -452,8 +469,8 @@ class DmTimeFilterbank final : public Output {
 
   void finish(const std::vector<std::uint64_t>& lengths) override {
     const std::uint64_t common = *std::min_element(lengths.begin(), lengths.end());
-    drain(static_cast<std::size_t>(common - writer_->samples_written()));
-    writer_->commit();
+    drain(static_cast<std::size_t>(common - writer().samples_written()));
+    writer().commit();
   }
 
   [[nodiscard]] std::string describe() const override {
@@ -480,7 +497,12 @@ class DmTimeFilterbank final : public Output {
         break;
     }
     for (auto& q : queues_) q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(rows * w));
-    writer_->write_packed(row_.data(), rows);
+    writer().write_packed(row_.data(), rows);
+  }
+
+  FilterbankWriter& writer() {
+    if (!writer_) writer_ = FilterbankWriter::open(opts_.path.empty() ? "-" : opts_.path, header_);
+    return *writer_;
   }
 
   // row_[t][i] = queue i's sample t, in tiles of 32 series x 64 samples, so that both the
@@ -511,7 +533,8 @@ class DmTimeFilterbank final : public Output {
   OutputOptions opts_;
   std::vector<std::vector<std::uint8_t>> queues_;
   std::vector<std::uint8_t> row_;
-  std::unique_ptr<FilterbankWriter> writer_;
+  SigprocHeader header_;
+  std::unique_ptr<FilterbankWriter> writer_;  // created by writer(): at once for a file, with the first row for stdout
 };
 
 }  // namespace
