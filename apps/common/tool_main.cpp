@@ -140,6 +140,24 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
   }
 }
 
+namespace {
+
+// The first of the arguments a parse left over that reads as an option: "--word" or "-x...",
+// not a number (-1, -inf) and not "-" (stdin) or "--".
+std::string first_unknown_option(const std::vector<std::string>& left) {
+  for (const std::string& a : left) {
+    if (a.size() < 2 || a[0] != '-' || a == "--") continue;
+    char* end = nullptr;
+    (void)std::strtod(a.c_str(), &end);
+    if (end != nullptr && *end == '\0') continue;
+    const std::size_t eq = a.find('=');
+    return a.starts_with("--") && eq != std::string::npos ? a.substr(0, eq) : a;
+  }
+  return {};
+}
+
+}  // namespace
+
 void parse(CLI::App& app, std::vector<std::string> args) {
   // CLI11 reads "-headerless" as the cluster "-h -e -a ..." and answers its "-h" with the help on
   // stdout and status 0, so a SIGPROC or PRESTO option we do not know (dedisperse -headerless,
@@ -181,7 +199,11 @@ void parse(CLI::App& app, std::vector<std::string> args) {
   } catch (const CLI::Success&) {
     throw ParseExit{kExitOk};
   } catch (const CLI::ParseError& e) {
-    print_error("", e.what());
+    // An option CLI11 did not know is left over among the arguments; its own message then says
+    // "The following argument was not expected: --bogus", or for a tool with subcommands
+    // (tune) "A subcommand is required" (QA pass 19). Name the option instead.
+    const std::string unknown = first_unknown_option(app.remaining(true));
+    print_error("", unknown.empty() ? std::string(e.what()) : fmt::format("unknown option '{}'", unknown));
     std::fprintf(stderr, "Run '%s --help' for the options.\n", g_command.c_str());
     throw ParseExit{kExitUsage};
   }

@@ -4,7 +4,10 @@
 # with the rest glued on as its value (QA pass 18): SIGPROC's `header f.fil -obsdb` wrote a copy
 # of the file named "bsdb" (-o bsdb) and said nothing; `dedisperse f.fil -old` wrote its series
 # to a file "ld". Glued numbers (-d30, -B8), values such as -inf, and -vv still work.
-source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar header dedisp
+# An unknown two-dash option is named as such too, also where CLI11 says something else (QA pass
+# 19: `tune --bogus` said "A subcommand is required", `header --bogus` "The following argument
+# was not expected").
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar header dedisp tune
 
 "$bin/fake-pulsar" -q --nchans 32 --fch1 1500 --foff -1 --nbits 8 --tsamp 64 --nsamples 8000 --period 5 \
   --dm 30 --seed 2 -o f.fil
@@ -21,4 +24,10 @@ check "dedisp -d30 differs from -d 30" cmp -s spaced.tim glued.tim
 check "dedisp -vv failed: $(head -3 vv.log)" cmp -s spaced.tim vv.tim
 expect_exit 2 "-d: -inf is not a finite number" "$bin/dedisp" f.fil -d -inf -o x.tim
 check "header -tsamp (SIGPROC's flag) no longer works" test "$("$bin/header" f.fil -tsamp)" = 64.00000
+expect_exit 2 "unknown option '--bogus'" "$bin/tune" --bogus
+expect_exit 2 "unknown option '--bogus'" "$bin/tune" run --bogus
+expect_exit 2 "unknown option '--bogus'" "$bin/header" --bogus f.fil
+expect_exit 2 "unknown option '--bogus'" "$bin/dedisp" f.fil -d 30 --bogus=3
+# A stray positional argument keeps CLI11's message, which names it.
+expect_exit 2 "not expected: extra" "$bin/dedisp" f.fil -d 30 extra
 exit $fail
