@@ -156,6 +156,31 @@ std::string first_unknown_option(const std::vector<std::string>& left) {
   return {};
 }
 
+// CLI11's message, but for a missing positional argument or subcommand ("input is required",
+// "A subcommand is required") one that says what to give.
+std::string plain_message(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr) return what;
+  if (what == "A subcommand is required") {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    return fmt::format("no subcommand given: one of {}", names);
+  }
+  constexpr std::string_view kRequired = " is required";
+  if (!what.ends_with(kRequired)) return what;
+  const std::string name = what.substr(0, what.size() - kRequired.size());
+  const CLI::Option* opt = name.starts_with("-") ? nullptr : app.get_option_no_throw(name);
+  if (opt == nullptr || !opt->get_positional()) return what;
+  std::string description = opt->get_description();
+  // "Input ..." reads "input ..." after the colon; "SIGPROC ..." stays.
+  if (description.size() > 1 && std::islower(static_cast<unsigned char>(description[1])) != 0) {
+    description[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(description[0])));
+  }
+  return fmt::format("no {} given: {}", name, description);
+}
+
 }  // namespace
 
 void parse(CLI::App& app, std::vector<std::string> args) {
@@ -203,7 +228,7 @@ void parse(CLI::App& app, std::vector<std::string> args) {
     // "The following argument was not expected: --bogus", or for a tool with subcommands
     // (tune) "A subcommand is required" (QA pass 19). Name the option instead.
     const std::string unknown = first_unknown_option(app.remaining(true));
-    print_error("", unknown.empty() ? std::string(e.what()) : fmt::format("unknown option '{}'", unknown));
+    print_error("", !unknown.empty() ? fmt::format("unknown option '{}'", unknown) : plain_message(app, e));
     std::fprintf(stderr, "Run '%s --help' for the options.\n", g_command.c_str());
     throw ParseExit{kExitUsage};
   }

@@ -28,6 +28,9 @@ expect_exit 2 "unknown option '--bogus'" "$bin/tune" --bogus
 expect_exit 2 "unknown option '--bogus'" "$bin/tune" run --bogus
 expect_exit 2 "unknown option '--bogus'" "$bin/header" --bogus f.fil
 expect_exit 2 "unknown option '--bogus'" "$bin/dedisp" f.fil -d 30 --bogus=3
+# A missing input or subcommand says what to give.
+expect_exit 2 "no subcommand given: one of dedisp, accel, ppf" "$bin/tune"
+expect_exit 2 "no input given: SIGPROC filterbank file, or - for stdin" bash -c "'$bin/dedisp' </dev/null"
 # A stray positional argument keeps CLI11's message, which names it.
 expect_exit 2 "not expected: extra" "$bin/dedisp" f.fil -d 30 extra
 exit $fail
