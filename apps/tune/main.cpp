@@ -102,7 +102,7 @@ int run(int argc, char** argv) {
       ->check(number_in(0, kMaxZmax, "give 0 to 1000000 bins"));
   ac->add_option("--numharm", o.accel.numharm, "Harmonics summed: 1, 2, 4, 8, 16 or 32")->capture_default_str();
   ac->add_flag("--interbin", o.accel.interbin, "As accelsearch --interbin");
-  ac->add_option("--plane", o.accel.plane, "Plane storage as --gpu-config plane= (f32 or f16)")
+  ac->add_option("--plane", o.accel.plane, "Plane storage as --gpu-config plane= (auto, f32, f16 or f16bound)")
       ->capture_default_str()
       ->check(CLI::IsMember({"f32", "f16"}));
   add_run_options(ac, o);

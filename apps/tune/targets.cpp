@@ -163,7 +163,7 @@ TuneTarget accel_target(const AccelSetupOptions& o, int gpu, int repeats) {
   c.interp = o.interbin ? AccelInterp::interbin : AccelInterp::fourier;
   const AccelPlan plan = make_accel_plan(c, numbins, T);
   GpuConfig user;
-  if (o.plane != "f32") user["plane"] = o.plane;
+  if (o.plane != "auto") user["plane"] = o.plane;
   TuneTarget t;
   t.algorithm = "accel";
   t.shape = accel_shape_key(plan.problem, user);

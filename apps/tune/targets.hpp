@@ -25,7 +25,7 @@ struct AccelSetupOptions {
   int zmax = 200;
   int numharm = 8;
   bool interbin = false;
-  std::string plane = "f32";
+  std::string plane = "auto";
 };
 struct PpfSetupOptions {
   int channels = 0;

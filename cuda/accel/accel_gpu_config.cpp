@@ -64,18 +64,24 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
     } else if (key == "hits") {
       s.hits = parse_integer(key, value, 1, std::int64_t{1} << 28);
     } else if (key == "plane") {
-      FASTPSR_EXPECTS(value == "f32" || value == "f16", "--gpu-config plane={}: must be f32 or f16", value);
-      s.plane = value == "f32" ? AccelPlaneStorage::f32 : AccelPlaneStorage::f16;
+      FASTPSR_EXPECTS(value == "auto" || value == "f32" || value == "f16" || value == "f16bound",
+                      "--gpu-config plane={}: must be auto, f32, f16 or f16bound", value);
+      s.plane = value == "auto"  ? AccelPlaneStorage::automatic
+                : value == "f32" ? AccelPlaneStorage::f32
+                : value == "f16" ? AccelPlaneStorage::f16
+                                 : AccelPlaneStorage::f16_bound;
     } else if (key == "overlap") {
       s.overlap = parse_choice(key, value, {0, 1});
     } else if (key == "block_rk") {
       s.block_rk = parse_integer(key, value, 16384, std::int64_t{1} << 40);
       FASTPSR_EXPECTS(s.block_rk % 16384 == 0, "--gpu-config block_rk={}: must be a multiple of 16384", value);
+    } else if (key == "rescore_tasks") {
+      s.rescore_tasks = static_cast<int>(parse_integer(key, value, 2, std::int64_t{1} << 24));
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
                               "batch, fft_radix, fft_twiddles, segs_per_block, zchunk, hs_threads, "
-                              "hs_rows, hs, hits, plane, overlap, block_rk)",
+                              "hs_rows, hs, hits, plane, overlap, block_rk, rescore_tasks)",
                               key));
     }
   }

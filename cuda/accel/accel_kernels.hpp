@@ -12,8 +12,9 @@
 
 namespace fastpsr::cuda::accel {
 
-/// Storage of the plane's powers.
-enum class PlaneFormat { f32, f16 };
+/// Storage of the plane's powers. f16_bound (plane=f16bound) is stored by the correlation only
+/// (launch_correlate_custom): f16 rounded up; everything else reads it as f16.
+enum class PlaneFormat { f32, f16, f16_bound };
 
 /// The overlap-save geometry the correlation kernels need (plain copy of AccelOverlapSave plus
 /// the batch strides).
@@ -112,6 +113,19 @@ cudaError_t launch_correlate_custom(const void* segment_ffts, const void* templa
                                     const float* scale, void* plane, PlaneFormat format, const CorrelateGeometry& g,
                                     int log2m, int log2r, bool powers, int segs_per_block, int batch,
                                     cudaStream_t stream);
+/// plane=f16bound's exact re-scoring: the float32 powers of `ntasks` (segment, pair) of one
+/// spectrum (tasks[i] = segment * npairs + pair; segment_ffts and scale already that spectrum's),
+/// computed by the plane's own kernel, into out[2i][0 .. 2 use) (the +z row: column 2 segment use
+/// + c of the plane is value c) and out[2i + 1] (-z; not written for pair 0).
+cudaError_t launch_correlate_tasks(const void* segment_ffts, const void* templates, const void* twiddles,
+                                   const float* scale, const int* tasks, int ntasks, float* out,
+                                   const CorrelateGeometry& g, int log2m, int log2r, bool powers, cudaStream_t stream);
+/// Then the exact harmonic sums of the n hits found on the bound plane: power[i] = the float32
+/// sum of hit i's stage (the sums' own order), or -1 where it is not above that stage's cut.
+/// tasks: the sorted keys above, out their powers.
+cudaError_t launch_rescore_hits(const DeviceHit* hits, int n, const int* tasks, int ntasks, const float* out,
+                                const int* sub_zi, const HarmonicGeometry& hg, const CorrelateGeometry& cg,
+                                float* power, cudaStream_t stream);
 /// Shared memory (bytes) and threads per block of the custom kernel; 0 when the shape is not built.
 std::size_t correlate_custom_smem_bytes(int log2m, int log2r);
 int correlate_custom_threads(int log2m, int log2r);

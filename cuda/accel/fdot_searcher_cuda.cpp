@@ -6,8 +6,10 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "accel/accel_kernels.hpp"
 #include "accel/cufft_plan.hpp"
@@ -26,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kCustomMaxPoints = 8192;  // largest transform the custom kernels are built for
 constexpr int kCustomAutoPoints = 4096;
+// plane=f16bound's (segment, pair) tasks are marked in a host table of one byte each.
+constexpr std::int64_t kRescoreMaxTasks = std::int64_t{1} << 27;
 constexpr int kCufftMaxPoints = 32768;
 constexpr int kCufftAutoPoints = 4096;
 constexpr std::size_t kProductBudget = std::size_t{512} << 20;
@@ -168,7 +172,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   }
   [[nodiscard]] std::string describe() const override;
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
-    return staging_[0].bytes() + staging_[1].bytes() + counts_host_.bytes() + hits_host_.bytes();
+    return staging_[0].bytes() + staging_[1].bytes() + counts_host_.bytes() + hits_host_.bytes() +
+           rescore_tasks_host_.bytes() + rescore_power_host_.bytes() + rescore_seen_.size();
   }
   [[nodiscard]] std::size_t device_bytes() const noexcept override { return device_bytes_; }
   [[nodiscard]] AccelGpuSettings settings() const override { return s_; }
@@ -187,7 +192,11 @@ class CudaSearcher final : public CudaFdotSearcher {
     int slot = 0;   // staging and upload buffers (always two)
     int pslot = 0;  // plane, hits and counts (two with overlap=1, else one)
   };
-  [[nodiscard]] std::size_t plane_value_bytes() const { return s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float); }
+  [[nodiscard]] std::size_t plane_value_bytes() const { return s_.plane == AccelPlaneStorage::f32 ? sizeof(float) : 2; }
+  /// plane=f16bound: the plane holds upper bounds, and deliver() re-scores the hits exactly.
+  [[nodiscard]] bool bound() const { return s_.plane == AccelPlaneStorage::f16_bound; }
+  /// How the correlation stores the plane (the sums read format_).
+  [[nodiscard]] PlaneFormat store_format() const { return bound() ? PlaneFormat::f16_bound : format_; }
   [[nodiscard]] std::size_t plane_bytes_per_spectrum() const {
     return static_cast<std::size_t>(p_.numz()) * static_cast<std::size_t>(os_.plane_cols) * plane_value_bytes();
   }
@@ -219,6 +228,8 @@ class CudaSearcher final : public CudaFdotSearcher {
   std::uint64_t harmonics_range(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi);
   void deliver(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, std::uint64_t count, AccelHitSink& sink);
   void search_in_halves(int pslot, int b, std::int64_t rk_lo, std::int64_t rk_hi, AccelHitSink& sink);
+  void rescore(int pslot, int b, std::uint64_t count);
+  void add_rescore_keys(const DeviceHit& h, std::vector<int>& keys) const;
   const CufftPlan& forward_plan(int spectra);
   const CufftPlan& inverse_plan(int rows);
 
@@ -277,6 +288,16 @@ class CudaSearcher final : public CudaFdotSearcher {
   std::map<int, CufftPlan> forward_plans_;
   std::map<int, CufftPlan> inverse_plans_;
   std::vector<AccelHit> delivered_;
+  // plane=f16bound's exact re-scoring (deliver): the (segment, pair) tasks of a chunk of hits,
+  // their float32 rows, and the hits' exact powers.
+  int rescore_capacity_ = 0;                // tasks a chunk may hold
+  std::vector<std::uint8_t> rescore_seen_;  // [segment * npairs + pair]: 0 outside rescore()
+  std::vector<int> rescore_keys_;
+  DeviceBuffer<int> rescore_tasks_;
+  PinnedBuffer<int> rescore_tasks_host_;
+  DeviceBuffer<float> rescore_rows_;  // [task][2][2 use]
+  DeviceBuffer<float> rescore_power_;
+  PinnedBuffer<float> rescore_power_host_;
 
   // Events: uploads per slot (timing), the slot's last reader, and the compute stages.
   Event upload_start_[2] = {Event(true), Event(true)};
@@ -353,7 +374,22 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
                     kCufftMaxPoints, m);
   }
   sub_zi_host_ = accel_sub_zi_table(p_);
-  format_ = s_.plane == AccelPlaneStorage::f16 ? PlaneFormat::f16 : PlaneFormat::f32;
+  // auto: f16 bounds re-scored exactly (the f32 plane's hits with half its traffic and memory)
+  // wherever that runs: the custom path without overlap, with its tasks indexable.
+  const bool tasks_indexable = os_.nseg * os_.npairs <= kRescoreMaxTasks;
+  if (s_.plane == AccelPlaneStorage::automatic) {
+    s_.plane = custom && s_.overlap == 0 && tasks_indexable ? AccelPlaneStorage::f16_bound : AccelPlaneStorage::f32;
+  }
+  format_ = s_.plane == AccelPlaneStorage::f32 ? PlaneFormat::f32 : PlaneFormat::f16;
+  // The re-scoring recomputes powers with the custom kernel, on the segments of the group whose
+  // hits it delivers: with overlap=1 the next group's segments would already be there.
+  FASTPSR_EXPECTS(!bound() || tasks_indexable,
+                  "--gpu-config plane=f16bound: {} segments x {} template pairs are more (segment, pair) tasks than "
+                  "the re-scoring indexes (2^27); use plane=f32 or plane=f16",
+                  os_.nseg, os_.npairs);
+  FASTPSR_EXPECTS(!bound() || (custom && s_.overlap == 0),
+                  "--gpu-config plane=f16bound: needs path=custom and overlap=0 (the re-scoring recomputes powers "
+                  "with the custom kernel from the delivered group's segments)");
   // The harmonic-sum kernel and, where hs_threads is not given, its tile width: pipe 256 rk (else
   // 128 or 64 where the windows of 256 do not fit), tiled and gather 128.
   const int given_threads = s_.hs_threads;
@@ -413,9 +449,9 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   if (s_.hs == AccelHarmonicKernel::tiled || s_.hs == AccelHarmonicKernel::automatic) {
     tiled_layout_ = tiled_layout(sub_zi_host_, p_.numz(), p_.stages(), s_.hs_threads, s_.hs_rows);
     const TiledKernelLimits limits = harmonic_sums_tiled_limits(s_.hs_rows);
-    const std::size_t smem = static_cast<std::size_t>(tiled_layout_.offset[(1 << (p_.stages() - 1)) - 1]) *
-                                 (s_.plane == AccelPlaneStorage::f16 ? 2 : sizeof(float)) +
-                             limits.static_smem_bytes;
+    const std::size_t smem =
+        static_cast<std::size_t>(tiled_layout_.offset[(1 << (p_.stages() - 1)) - 1]) * plane_value_bytes() +
+        limits.static_smem_bytes;
     const bool fits = smem <= props.shared_per_block_optin && s_.hs_threads <= limits.max_threads;
     FASTPSR_EXPECTS(fits || s_.hs == AccelHarmonicKernel::automatic,
                     "--gpu-config hs=tiled: {} rk x {} rows a block need {} bytes of shared memory and {} threads, "
@@ -577,9 +613,27 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
   if (s_.path == AccelGpuPath::cufft) {
     products_ = DeviceBuffer<float2>(static_cast<std::size_t>(s_.zchunk * os_.phases()) * nseg * m);
   }
+  if (bound()) {
+    // 128 MiB of float32 rows (4 use values a task: 4700 tasks for fdas-8m, where a trial with a
+    // pulsar re-scored 4240 hits in 3.5 chunks of 32 MiB, ~0.5 ms each), or a 16th of the free
+    // memory; at least the 2^stages tasks of one hit.
+    const std::size_t task_bytes = 4 * static_cast<std::size_t>(os_.use) * sizeof(float);
+    const std::size_t given = static_cast<std::size_t>(s_.rescore_tasks);
+    const std::size_t budget = std::min<std::size_t>(std::size_t{128} << 20, free_bytes / 16);
+    rescore_capacity_ =
+        static_cast<int>(std::max<std::size_t>(given > 0 ? given : budget / task_bytes, std::size_t{1} << p_.stages()));
+    rescore_seen_.assign(static_cast<std::size_t>(os_.nseg) * static_cast<std::size_t>(os_.npairs), 0);
+    s_.rescore_tasks = rescore_capacity_;
+    const auto tasks = static_cast<std::size_t>(rescore_capacity_);
+    rescore_tasks_ = DeviceBuffer<int>(tasks);
+    rescore_tasks_host_ = PinnedBuffer<int>(tasks);
+    rescore_rows_ = DeviceBuffer<float>(tasks * 4 * static_cast<std::size_t>(os_.use));
+    rescore_power_ = DeviceBuffer<float>(capacity_);
+    rescore_power_host_ = PinnedBuffer<float>(capacity_);
+  }
   device_bytes_ = spectra_[0].bytes() * 2 + segments_.bytes() + plane_.bytes() + templates_.bytes() +
                   twiddles_.bytes() + sub_zi_.bytes() + hits_.bytes() + counts_.bytes() + products_.bytes() +
-                  scale_cols_.bytes();
+                  scale_cols_.bytes() + rescore_tasks_.bytes() + rescore_rows_.bytes() + rescore_power_.bytes();
   // The plans of full groups and chunks now, so that their work areas are counted.
   (void)forward_plan(s_.batch);
   if (s_.path == AccelGpuPath::cufft) {
@@ -710,7 +764,7 @@ void CudaSearcher::enqueue_plane(const Group& g) {
   enqueue_segments(g);
   if (s_.path == AccelGpuPath::custom) {
     FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
-                                             plane_of(g.pslot, 0), format_, cg_, log2m_, log2r_, fft_powers(),
+                                             plane_of(g.pslot, 0), store_format(), cg_, log2m_, log2r_, fft_powers(),
                                              s_.segs_per_block, g.count, s));
   } else {
     for (int b = 0; b < g.count; ++b) {
@@ -836,7 +890,7 @@ void CudaSearcher::search_blocks(const Group& g, AccelHitSink& sink) {
       cg.out_origin = origin;
       cg.out_pitch = pitch;
       FASTPSR_CUDA_TRY(launch_correlate_custom(segments_.get(), templates_.get(), twiddles_.get(), scale_cols_.get(),
-                                               plane_.get(), format_, cg, log2m_, log2r_, fft_powers(),
+                                               plane_.get(), store_format(), cg, log2m_, log2r_, fft_powers(),
                                                s_.segs_per_block, 1, s));
       offset += w.values(seg_cols);
     }
@@ -893,12 +947,108 @@ void CudaSearcher::deliver(int pslot, int b, std::int64_t rk_lo, std::int64_t rk
                                      cudaMemcpyDeviceToHost, download_.get()));
     download_.synchronize();
     delivered_.reserve(count);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const DeviceHit& h = hits_host_.get()[i];
-      delivered_.push_back({h.rk, h.zi, 0, h.stage, h.power});
+    if (bound()) {
+      rescore(pslot, b, count);
+    } else {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const DeviceHit& h = hits_host_.get()[i];
+        delivered_.push_back({h.rk, h.zi, 0, h.stage, h.power});
+      }
     }
   }
   sink.consume(rk_lo, rk_hi, delivered_);
+}
+
+// The (segment, pair) keys of the float32 powers hit h's stage sum reads (accel_kernels.hpp's
+// launch_correlate_tasks), appended to keys.
+void CudaSearcher::add_rescore_keys(const DeviceHit& h, std::vector<int>& keys) const {
+  const long long row_values = 2LL * os_.use;
+  auto add = [&](long long rk, int zi) {
+    const long long segment = (rk - os_.plane_base) / row_values;
+    keys.push_back(static_cast<int>(segment) * os_.npairs + std::abs(zi - cg_.center_row));
+  };
+  const long long rk = h.rk;
+  add(rk, h.zi);
+  int term = 0;
+  for (int s = 1; s <= h.stage; ++s) {
+    const int H = 1 << s;
+    for (int k = 1; k < H; k += 2, ++term) {
+      const long long srk = (rk * k + (H >> 1)) >> s;
+      add(srk, sub_zi_host_[static_cast<std::size_t>(term) * static_cast<std::size_t>(p_.numz()) +
+                            static_cast<std::size_t>(h.zi)]);
+    }
+  }
+}
+
+// plane=f16bound: the hits in hits_host_ (count of them, spectrum b of plane slot pslot) were
+// found on powers rounded up, so every float32 hit is among them. In chunks whose tasks fit the
+// buffers: the float32 powers of every (segment, pair) the chunk's sums read, recomputed by the
+// plane's own kernel from the group's segments, then each hit's sum again in the sums' order;
+// the hits whose exact sum passes their stage's cut go to delivered_ with that sum, in order.
+void CudaSearcher::rescore(int pslot, int b, std::uint64_t count) {
+  const auto t0 = Clock::now();
+  const cudaStream_t s = download_.get();
+  timings_.rescored += static_cast<std::int64_t>(count);
+  const float2* segments =
+      segments_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(cg_.segment_stride());
+  const float* scale = scale_cols_.get() + static_cast<std::size_t>(b) * static_cast<std::size_t>(os_.plane_cols);
+  const DeviceHit* hits = hits_host_.get();
+  std::vector<int>& keys = rescore_keys_;
+  std::vector<int> one;
+  std::uint64_t first = 0;
+  while (first < count) {
+    // The hits from `first` on whose tasks together fit the buffers (one hit's always do); a
+    // key's first sighting is marked in a table of every (segment, pair), cleared after.
+    keys.clear();
+    std::uint64_t end = first;
+    for (; end < count; ++end) {
+      one.clear();
+      add_rescore_keys(hits[end], one);
+      std::size_t fresh = 0;
+      for (const int key : one) {
+        if (rescore_seen_[static_cast<std::size_t>(key)] == 0) {
+          rescore_seen_[static_cast<std::size_t>(key)] = 2;  // counted for this hit
+          ++fresh;
+        }
+      }
+      if (keys.size() + fresh > static_cast<std::size_t>(rescore_capacity_)) {
+        for (const int key : one) {
+          if (rescore_seen_[static_cast<std::size_t>(key)] == 2) rescore_seen_[static_cast<std::size_t>(key)] = 0;
+        }
+        break;
+      }
+      for (const int key : one) {
+        if (rescore_seen_[static_cast<std::size_t>(key)] == 2) {
+          rescore_seen_[static_cast<std::size_t>(key)] = 1;
+          keys.push_back(key);
+        }
+      }
+    }
+    FASTPSR_ASSERT(end > first);
+    for (const int key : keys) rescore_seen_[static_cast<std::size_t>(key)] = 0;
+    std::sort(keys.begin(), keys.end());  // the re-scoring kernel finds them by bisection
+    const auto ntasks = static_cast<int>(keys.size());
+    const auto n = static_cast<int>(end - first);
+    std::copy(keys.begin(), keys.end(), rescore_tasks_host_.get());
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(rescore_tasks_.get(), rescore_tasks_host_.get(), keys.size() * sizeof(int),
+                                     cudaMemcpyHostToDevice, s));
+    FASTPSR_CUDA_TRY(launch_correlate_tasks(segments, templates_.get(), twiddles_.get(), scale, rescore_tasks_.get(),
+                                            ntasks, rescore_rows_.get(), cg_, log2m_, log2r_, fft_powers(), s));
+    FASTPSR_CUDA_TRY(launch_rescore_hits(hits_of(pslot, b) + first, n, rescore_tasks_.get(), ntasks,
+                                         rescore_rows_.get(), sub_zi_.get(), hg_, cg_, rescore_power_.get(), s));
+    FASTPSR_CUDA_TRY(cudaMemcpyAsync(rescore_power_host_.get(), rescore_power_.get(),
+                                     static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost, s));
+    download_.synchronize();
+    for (int i = 0; i < n; ++i) {
+      const float power = rescore_power_host_.get()[i];
+      if (power < 0.0F) continue;
+      const DeviceHit& h = hits[first + static_cast<std::uint64_t>(i)];
+      delivered_.push_back({h.rk, h.zi, 0, h.stage, power});
+    }
+    first = end;
+    ++timings_.rescore_chunks;
+  }
+  timings_.rescore_ms += ms_between(t0, Clock::now());
 }
 
 // Harmonic sums of spectrum b (still in plane slot pslot) for [rk_lo, rk_hi) alone; returns the
@@ -1011,7 +1161,10 @@ std::string CudaSearcher::describe() const {
       device_, selection_.props.name, path, s_.fft_len, os_.phases() == 2 ? "2 phases of" : "interbinned",
       os_.fft_points, os_.use, os_.nseg, p_.numz(), os_.npairs,
       p_.interp == AccelInterp::fourier ? "Fourier interpolation" : "interbinning",
-      s_.plane == AccelPlaneStorage::f16 ? "f16" : "f32", gib(static_cast<double>(plane_bytes_per_spectrum())),
+      s_.plane == AccelPlaneStorage::f32   ? "f32"
+      : s_.plane == AccelPlaneStorage::f16 ? "f16"
+                                           : "f16bound (f16 rounded up; hits re-scored exactly in f32)",
+      gib(static_cast<double>(plane_bytes_per_spectrum())),
       block_rk_ > 0
           ? fmt::format(", searched in blocks of {} rk (block search: {:.2f} GiB of windows a block, each "
                         "correlated from its own segments)",

@@ -29,4 +29,20 @@ struct PlaneIo<__half> {
   static __device__ __forceinline__ float load(const __half* p) { return __half2float(__ldg(p)) * 256.0F; }
 };
 
+/// plane=f16bound: P / 256 as IEEE half rounded up (a power above the half range becomes +inf),
+/// so every stored value is >= the float32 power, and every harmonic sum of them, summed in the
+/// same order, >= the float32 sum (rounding to nearest is monotonic). The sums read it as __half;
+/// only the correlation stores through this type.
+struct HalfBound {
+  __half value;
+};
+
+template <>
+struct PlaneIo<HalfBound> {
+  static __device__ __forceinline__ void store2(HalfBound* p, float even, float odd) {
+    constexpr float scale = PlaneIo<__half>::scale;  // a power of two: exact
+    *reinterpret_cast<__half2*>(p) = __halves2half2(__float2half_ru(even * scale), __float2half_ru(odd * scale));
+  }
+};
+
 }  // namespace fastpsr::cuda::accel

@@ -33,7 +33,7 @@ std::string accel_shape_key(const AccelSearchProblem& problem, const GpuConfig& 
   const auto plane = config.find("plane");
   return fmt::format("bins=2^{},numz={},numharm={},interp={},plane={}", log2_bucket(problem.numbins), problem.numz(),
                      problem.numharm, problem.interp == AccelInterp::fourier ? "fourier" : "interbin",
-                     plane == config.end() ? std::string("f32") : plane->second);
+                     plane == config.end() ? std::string("auto") : plane->second);
 }
 
 // ppf: the channel count is the FFT length (which kernels exist, how much shared memory), the

@@ -436,6 +436,70 @@ TEST_CASE("accel cuda: f16 plane storage keeps the hits within its tolerance") {
   CHECK(matched > 100);
 }
 
+// plane=f16bound stores f16 powers rounded up, so its harmonic sums bound the f32 plane's, and
+// re-scores each hit from f32 powers recomputed by the same kernel: the f32 plane's hits, powers
+// included, bit for bit, whatever the kernel, shape, interpolation, harmonics, power scale,
+// block search, batch, overflow or re-scoring chunk.
+TEST_CASE("accel cuda: plane=f16bound gives the f32 plane's hits bit for bit") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::int64_t numbins = 1 << 15;  // rk up to 65533: four blocks of 16384
+  // Amplitude 500: powers beyond the half range (65504 x 256), stored as +inf bounds.
+  const auto x = make_spectrum(
+      seed, numbins,
+      {{987.6, 9.9, 10.0, 16}, {1501.3, 1.15, 9.0, 32}, {9000.4, 20.0, 12.0, 4}, {4000.0, 0.0, 500.0, 2}});
+  const OwnedScale scale = random_scale(seed, 41, 1000, 2 * numbins);
+  const bool sm90 = cuda::device_properties(0).sm_major >= 9;
+  for (const auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
+    for (const int numharm : {1, 2, 8, 16, 32}) {
+      const auto p = make_problem(numbins, 50, numharm, interp, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F, 90.0F});
+      for (const char* hs : {"pipe", "tiled", "gather"}) {
+        if (std::string(hs) == "pipe" && !sm90) continue;
+        if (std::string(hs) == "tiled" && numharm == 32) continue;  // its windows outgrow shared memory
+        CAPTURE(numharm);
+        CAPTURE(hs);
+        CAPTURE(interp == AccelInterp::fourier);
+        const auto want = by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f32"}}, scale.view()));
+        CHECK(want.size() > 50);
+        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}}, scale.view())) == want);
+        // Chunks of as few tasks as one hit may need, and the block search.
+        const std::string few = std::to_string(1 << p.stages());
+        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}, {"rescore_tasks", few}}, scale.view())) ==
+              want);
+        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}, {"block_rk", "16384"}}, scale.view())) == want);
+      }
+    }
+  }
+  // The plain f16 plane differs (the bound really is what makes it exact), a hit overflow (ranges
+  // searched again in halves, each re-scored), and batches.
+  const auto p = make_problem(numbins, 30, 16, AccelInterp::fourier, {10.0F, 14.0F, 20.0F, 28.0F, 40.0F});
+  const auto want = by_key(gpu_hits(p, x, {{"plane", "f32"}}));
+  REQUIRE(want.size() > 500);
+  CHECK(by_key(gpu_hits(p, x, {{"plane", "f16"}})) != want);
+  auto overflowing = cuda::make_cuda_fdot_searcher(p, gpu_options({{"plane", "f16bound"}, {"hits", "1"}}), 0);
+  CHECK(overflowing->describe().find("f16bound") != std::string::npos);
+  RangeSink small;
+  overflowing->search(x, {}, small);
+  CHECK(overflowing->last_timings().overflows == 1);
+  CHECK(small.contiguous);
+  CHECK(by_key(small.hits) == want);
+  std::vector<std::complex<float>> spectra;
+  for (int b = 0; b < 3; ++b) {
+    const auto one = b == 1 ? x
+                            : make_spectrum(seed + 13 + static_cast<std::uint64_t>(b), numbins,
+                                            {{700.0 + 91.7 * b, 2.5 * b, 9.0, 16}});
+    spectra.insert(spectra.end(), one.begin(), one.end());
+  }
+  auto batched = cuda::make_cuda_fdot_searcher(p, gpu_options({{"plane", "f16bound"}, {"batch", "3"}}), 0);
+  CHECK(batched->settings().batch == 3);
+  const auto sinks = batch_sinks(*batched, spectra, numbins);
+  for (int b = 0; b < 3; ++b) {
+    CAPTURE(b);
+    const auto one = nth_spectrum(spectra, numbins, b);
+    CHECK(by_key(sinks[static_cast<std::size_t>(b)].hits) == by_key(gpu_hits(p, one, {{"plane", "f32"}})));
+  }
+}
+
 TEST_CASE("accel cuda: the whole search gives the CPU's candidate list") {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
@@ -710,7 +774,10 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"hs_threads", "2048"}}, "hs_threads=2048"},
       {{{"hs_rows", "3"}}, "hs_rows=3: must be one of 1, 2, 4, 8, 16"},
       {{{"hits", "0"}}, "hits=0"},
-      {{{"plane", "f64"}}, "plane=f64: must be f32 or f16"},
+      {{{"plane", "f64"}}, "plane=f64: must be f32, f16 or f16bound"},
+      {{{"plane", "f16bound"}, {"path", "cufft"}}, "plane=f16bound: needs path=custom and overlap=0"},
+      {{{"plane", "f16bound"}, {"overlap", "1"}}, "plane=f16bound: needs path=custom and overlap=0"},
+      {{{"rescore_tasks", "1"}}, "rescore_tasks=1"},
       {{{"hs", "fast"}}, "hs=fast: must be auto, pipe, tiled or gather"},
       {{{"hs", "pipe"}, {"hs_rows", "2"}}, "hs=pipe: needs hs_rows 4, 8 or 16 (it is 2)"},
       {{{"block_rk", "1000"}}, "block_rk=1000: must be between 16384"},
@@ -768,7 +835,17 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   const auto props = cuda::device_properties(0);
   const bool wide = props.peak_memory_bandwidth >= 30e9 * props.multiprocessors;
   MESSAGE("peak memory bandwidth an SM: " << props.peak_memory_bandwidth / props.multiprocessors / 1e9 << " GB/s");
-  CHECK(custom->settings().hs_rows == (sm90 && wide ? 4 : 16));
+  // The default plane: f16 bounds re-scored exactly (an f16 plane for the tile rule), f32 where
+  // that does not run (cuFFT path, overlap=1).
+  CHECK(custom->settings().plane == cuda::AccelPlaneStorage::f16_bound);
+  CHECK(text.find("plane f16bound") != std::string::npos);
+  CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", "cufft"}}), 0)->settings().plane ==
+        cuda::AccelPlaneStorage::f32);
+  CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"overlap", "1"}}), 0)->settings().plane ==
+        cuda::AccelPlaneStorage::f32);
+  CHECK(custom->settings().hs_rows == 16);
+  auto f32 = cuda::make_cuda_fdot_searcher(p, gpu_options({{"plane", "f32"}}), 0);
+  CHECK(f32->settings().hs_rows == (sm90 && wide ? 4 : 16));
   CHECK(text.find(fmt::format("{} rk x {} rows a block", custom->settings().hs_threads, custom->settings().hs_rows)) !=
         std::string::npos);
   CHECK(tiled->settings().hs_rows == 16);

@@ -41,7 +41,8 @@ TEST_CASE("tuning keys: accel and ppf") {
   a.numbins = (1 << 22) - 5;
   a.zmax = 200;
   a.numharm = 16;
-  CHECK(accel_shape_key(a, {}) == "bins=2^22,numz=201,numharm=16,interp=fourier,plane=f32");
+  CHECK(accel_shape_key(a, {}) == "bins=2^22,numz=201,numharm=16,interp=fourier,plane=auto");
+  CHECK(accel_shape_key(a, {{"plane", "f32"}}) == "bins=2^22,numz=201,numharm=16,interp=fourier,plane=f32");
   a.interp = AccelInterp::interbin;
   CHECK(accel_shape_key(a, {{"plane", "f16"}, {"path", "cufft"}}) ==
         "bins=2^22,numz=201,numharm=16,interp=interbin,plane=f16");

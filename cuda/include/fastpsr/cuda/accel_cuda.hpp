@@ -48,8 +48,13 @@
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
-///   plane=f32|f16       plane storage: f32 (default) or f16 (P/256 as IEEE half: half the plane
-///                       traffic, powers within 2^-11 relative).
+///   plane=auto|f32|f16|f16bound  plane storage: f32, f16 (P/256 as IEEE half: half the plane
+///                       traffic, powers within 2^-11 relative) or f16bound: f16 rounded up, so
+///                       its sums bound the f32 plane's from above, and each hit found on it
+///                       summed again exactly from f32 powers recomputed for it (custom path,
+///                       overlap=0): f32's hits bit for bit with f16's plane traffic and memory
+///                       (H200, fdas-8m zmax 200, 16 harmonics: 17.1 -> 14.2 ms a trial). auto
+///                       (default): f16bound where it runs, else f32.
 ///   overlap=0|1         1: two planes; the correlation of group g + 1 runs on one stream while
 ///                       the harmonic sums of group g run on another (higher priority), so the
 ///                       L1-bound correlation fills the SMs the DRAM-bound sums leave idle. Needs
@@ -62,6 +67,9 @@
 ///                       the correlations). Default: the whole plane where it fits the free
 ///                       device memory, else the widest blocks that fit (AccelSearchOptions::
 ///                       block_rk forces it too). Blocks search one spectrum at a time.
+///   rescore_tasks=<n>   plane=f16bound: (segment, pair) correlations a chunk of re-scored hits
+///                       may need (at least 2^stages; default: as many as 32 MiB of their f32
+///                       rows hold). For tests of the chunking; the hits are the same.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +85,8 @@
 namespace fastpsr::cuda {
 
 enum class AccelGpuPath { custom, cufft };
-enum class AccelPlaneStorage { f32, f16 };
+/// automatic: f16_bound where it runs (custom path, overlap=0), else f32 (settings() says which).
+enum class AccelPlaneStorage { automatic, f32, f16, f16_bound };
 enum class AccelHarmonicKernel { automatic, tiled, gather, pipe };
 /// The custom FFT's twiddle powers: multiplied out from one loaded twiddle (chain), or each loaded
 /// from a table (table); automatic: table for Fourier interpolation, chain for interbinning.
@@ -96,9 +105,10 @@ struct AccelGpuSettings {
   int hs_rows = 0;                                          ///< 0: the default rule (see hs_rows above)
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
   std::int64_t hits = std::int64_t{1} << 20;
-  AccelPlaneStorage plane = AccelPlaneStorage::f32;
+  AccelPlaneStorage plane = AccelPlaneStorage::automatic;  ///< settings() reports the one chosen
   int overlap = 0;            ///< 1: a group's correlation overlaps the previous group's harmonic sums
   std::int64_t block_rk = 0;  ///< rk a block of the block search; settings(): 0 = the whole plane
+  int rescore_tasks = 0;      ///< plane=f16bound: (segment, pair) tasks a re-scoring chunk; 0: 32 MiB of rows
 };
 
 /// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).
@@ -113,6 +123,9 @@ struct AccelGpuTimings {
   double correlate_ms = 0;     ///< templates, inverse FFTs, powers: the plane
   double harmonics_ms = 0;     ///< harmonic sums, thresholds, hit compaction (first pass)
   double hits_ms = 0;          ///< hit downloads and any overflow re-searches (host clock)
+  double rescore_ms = 0;       ///< plane=f16bound: re-scoring the hits (host clock; part of hits_ms)
+  std::int64_t rescored = 0;   ///< plane=f16bound: hits re-scored (found on the bounds)
+  std::int64_t rescore_chunks = 0;  ///< plane=f16bound: task chunks they took
   double wall_ms = 0;          ///< the whole call (host clock), including delivery to the sinks
   std::int64_t overflows = 0;  ///< spectra whose hits overflowed the capacity
 };
