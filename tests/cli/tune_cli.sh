@@ -33,7 +33,7 @@ check "a filterbank's plan ($(cat fil.txt))" grep -q '^dedisp nchans=64,nbits=8,
 check "zero-DM input is float32" grep -q 'nbits=32' zd.txt
 
 "$tune" accel --setup fdas-8m --zmax 200 --numharm 16 --dry-run >ac.txt 2>&1
-check "accel key ($(cat ac.txt))" grep -q '^accel bins=2^22,numz=201,numharm=16,interp=fourier,plane=f32$' ac.txt
+check "accel key ($(cat ac.txt))" grep -q '^accel bins=2^22,numz=201,numharm=16,interp=fourier,plane=auto$' ac.txt
 check "accel axes" grep -q 'path *custom cufft' ac.txt
 
 "$tune" ppf --channels 4096 --taps 16 --format ci8 --complex --dry-run >pp.txt 2>&1

@@ -256,15 +256,28 @@ TEST_CASE(
       configs.push_back({{"path", "custom"}, {"segs_per_block", "3"}});
       configs.push_back({{"path", "custom"}, {"plane", "f16"}});
       configs.push_back({{"path", "cufft"}, {"plane", "f16"}, {"zchunk", "3"}});
-      for (const auto& config : configs) {
+      configs.push_back({{"path", "custom"}, {"plane", "f16bound"}});
+      for (auto config : configs) {
+        config.emplace("plane", "f32");  // where not named: the default (f16bound) stores bounds
         CAPTURE(zmax);
         CAPTURE(static_cast<int>(interp));
         INFO("gpu-config " << describe(config));
         auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options(config), 0);
         const auto plane = searcher->plane_for_test(x, view);
         REQUIRE(plane.size() == width * static_cast<std::size_t>(p.numz()));
-        const bool f16 = config.count("plane") > 0;
-        const double tol = f16 ? 6e-4 : 2e-4;
+        const bool f16 = config.at("plane") == "f16";
+        const bool bound = config.at("plane") == "f16bound";
+        // f16 rounds to nearest (2^-11 relative), f16bound up (2^-10), on float32's own error.
+        const double tol = f16 ? 6e-4 : bound ? 1.2e-3 : 2e-4;
+        if (bound) {
+          // Every bound at least the float32 plane's power, which the re-scoring recomputes.
+          Config f32 = config;
+          f32["plane"] = "f32";
+          const auto exact = cuda::make_cuda_fdot_searcher(p, gpu_options(f32), 0)->plane_for_test(x, view);
+          std::size_t below = 0;
+          for (std::size_t i = 0; i < plane.size(); ++i) below += plane[i] < exact[i] ? 1 : 0;
+          CHECK(below == 0);
+        }
         int unwritten = 0;
         int bad = 0;
         double worst = 0.0;
@@ -733,7 +746,8 @@ TEST_CASE("accel cuda: a plane larger than the GPU's memory is searched in block
     MESSAGE("this GPU holds the whole plane: skipped");
     return;
   }
-  auto searcher = cuda::make_cuda_fdot_searcher(p, {}, 0);
+  // An f32 plane: the default f16 bounds (100 GB) fit an H200.
+  auto searcher = cuda::make_cuda_fdot_searcher(p, gpu_options({{"plane", "f32"}}), 0);
   MESSAGE(searcher->describe());
   CHECK(searcher->settings().block_rk > 0);
   CHECK(searcher->device_bytes() < total_bytes);
@@ -774,7 +788,7 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"hs_threads", "2048"}}, "hs_threads=2048"},
       {{{"hs_rows", "3"}}, "hs_rows=3: must be one of 1, 2, 4, 8, 16"},
       {{{"hits", "0"}}, "hits=0"},
-      {{{"plane", "f64"}}, "plane=f64: must be f32, f16 or f16bound"},
+      {{{"plane", "f64"}}, "plane=f64: must be auto, f32, f16 or f16bound"},
       {{{"plane", "f16bound"}, {"path", "cufft"}}, "plane=f16bound: needs path=custom and overlap=0"},
       {{{"plane", "f16bound"}, {"overlap", "1"}}, "plane=f16bound: needs path=custom and overlap=0"},
       {{{"rescore_tasks", "1"}}, "rescore_tasks=1"},
