@@ -160,6 +160,13 @@ std::string first_unknown_option(const std::vector<std::string>& left) {
 // "A subcommand is required") one that says what to give.
 std::string plain_message(const CLI::App& app, const CLI::ParseError& e) {
   const std::string what = e.what();
+  // "--tobs: At Most 1 required but received 2": an option that takes one value, given twice
+  // (SIGPROC's tools take the last; a script that repeats one is more likely wrong).
+  constexpr std::string_view kAtMostOne = ": At Most 1 required but received ";
+  if (const std::size_t at = what.find(kAtMostOne); at != std::string::npos) {
+    return fmt::format("{} given {} times: it takes one value; give it once", what.substr(0, at),
+                       what.substr(at + kAtMostOne.size()));
+  }
   if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr) return what;
   if (what == "A subcommand is required") {
     std::string names;
