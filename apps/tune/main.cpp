@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   ac->add_flag("--interbin", o.accel.interbin, "As accelsearch --interbin");
   ac->add_option("--plane", o.accel.plane, "Plane storage as --gpu-config plane= (auto, f32, f16 or f16bound)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"f32", "f16"}));
+      ->check(CLI::IsMember({"auto", "f32", "f16", "f16bound"}));
   add_run_options(ac, o);
 
   auto* pp = app.add_subcommand("ppf", "Tune the CUDA polyphase filterbank");

@@ -35,6 +35,8 @@ check "zero-DM input is float32" grep -q 'nbits=32' zd.txt
 "$tune" accel --setup fdas-8m --zmax 200 --numharm 16 --dry-run >ac.txt 2>&1
 check "accel key ($(cat ac.txt))" grep -q '^accel bins=2^22,numz=201,numharm=16,interp=fourier,plane=auto$' ac.txt
 check "accel axes" grep -q 'path *custom cufft' ac.txt
+"$tune" accel --setup fdas-8m --zmax 200 --numharm 16 --plane f16bound --dry-run >acb.txt 2>&1
+check "accel key, plane f16bound ($(cat acb.txt))" grep -q ',plane=f16bound$' acb.txt
 
 "$tune" ppf --channels 4096 --taps 16 --format ci8 --complex --dry-run >pp.txt 2>&1
 check "ppf key ($(cat pp.txt))" grep -q '^ppf nchans=4096,ntaps=16,ncoarse=1,npol=1,input=ci8,output=complex$' pp.txt

@@ -68,8 +68,9 @@
 ///                       device memory, else the widest blocks that fit (AccelSearchOptions::
 ///                       block_rk forces it too). Blocks search one spectrum at a time.
 ///   rescore_tasks=<n>   plane=f16bound: (segment, pair) correlations a chunk of re-scored hits
-///                       may need (at least 2^stages; default: as many as 32 MiB of their f32
-///                       rows hold). For tests of the chunking; the hits are the same.
+///                       may need (at least 2^stages; default: as many as 128 MiB of their f32
+///                       rows hold, at most a 16th of the free memory). For tests of the
+///                       chunking; the hits are the same.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -108,7 +109,7 @@ struct AccelGpuSettings {
   AccelPlaneStorage plane = AccelPlaneStorage::automatic;  ///< settings() reports the one chosen
   int overlap = 0;            ///< 1: a group's correlation overlaps the previous group's harmonic sums
   std::int64_t block_rk = 0;  ///< rk a block of the block search; settings(): 0 = the whole plane
-  int rescore_tasks = 0;      ///< plane=f16bound: (segment, pair) tasks a re-scoring chunk; 0: 32 MiB of rows
+  int rescore_tasks = 0;      ///< plane=f16bound: (segment, pair) tasks a re-scoring chunk; 0: 128 MiB of rows
 };
 
 /// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).
