@@ -9,10 +9,13 @@
 // FFT models against the measured ceilings, and whether the injected pulsar was found.
 //
 //   bench/accel_gpu [--device N] [--reps N] [--spectra N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu]
-//                   [--quick] [--no-main] [--config key=value,key=value ...] [--realfft]
+//                   [--quick] [--no-main] [--config key=value,key=value ...] [--zmax L] [--harmonics L]
+//                   [--realfft]
 // --config (repeatable) runs that --gpu-config on fdas-8m zmax 200 16 harmonics instead of the
-// sweep's list (the key "interp=interbin" picks interbinning). --no-main skips the per-setup rows
-// (only the sweep or the --config runs: e.g. for a profiler that takes the first launch).
+// sweep's list (the key "interp=interbin" picks interbinning). --zmax and --harmonics (comma
+// lists) replace the per-setup rows' zmax and harmonic counts, and run each --config on every
+// setup of --setups at those zmax and harmonic counts (200 and 16 where one is not given). --no-main skips the
+// per-setup rows (only the sweep or the --config runs: e.g. for a profiler that takes the first launch).
 // --realfft adds the table of the time series' real FFT (realfft.hpp); with --setups none and
 // --no-sweep it is all that runs.
 #include <algorithm>
@@ -264,6 +267,22 @@ int run(int argc, char** argv) {
   bool realfft = false;
   std::string setups = "fdas-2m,fdas-8m";
   std::vector<std::pair<AccelInterp, Config>> chosen;
+  std::vector<int> zmax_list;
+  std::vector<int> harmonics_list;
+  auto int_list = [](const std::string& option, const std::string& text) {
+    std::vector<int> out;
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      std::size_t used = 0;
+      const int v = item.empty() ? -1 : std::stoi(item, &used);
+      if (used != item.size() || v < 0)
+        throw Error(ErrorCode::invalid_argument, option + ": '" + item + "' is not a count");
+      out.push_back(v);
+    }
+    if (out.empty()) throw Error(ErrorCode::invalid_argument, option + " needs a list");
+    return out;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -288,6 +307,10 @@ int run(int argc, char** argv) {
       main_rows = false;
     } else if (a == "--realfft") {
       realfft = true;
+    } else if (a == "--zmax") {
+      zmax_list = int_list(a, value());
+    } else if (a == "--harmonics") {
+      harmonics_list = int_list(a, value());
     } else if (a == "--config") {
       std::stringstream list(value());
       std::string item;
@@ -306,7 +329,8 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: accel_gpu [--device N] [--reps N] [--setups fdas-2m,fdas-8m] [--no-sweep] [--no-cpu] "
-                   "[--quick] [--no-main] [--spectra N] [--config key=value,...] [--realfft]\n");
+                   "[--quick] [--no-main] [--spectra N] [--config key=value,...] [--zmax L] [--harmonics L] "
+                   "[--realfft]\n");
       return 2;
     }
   }
@@ -336,6 +360,8 @@ int run(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<Row> sweep_rows;
   print_header();
+  const bool grid = !zmax_list.empty() || !harmonics_list.empty();
+  std::vector<SetupData> grid_data;  // the setups the --config runs use with --zmax/--harmonics
   SetupData eight;
   for (const auto& su : all_setups) {
     if (setups.find(su.name) == std::string::npos) continue;
@@ -346,9 +372,9 @@ int run(int argc, char** argv) {
     d.r0 = kPulsarHz * d.T_s;
     d.spectra[0] = make_spectrum(11, d.numbins, d.r0);
     d.spectra[1] = make_spectrum(12, d.numbins, d.r0);
-    for (int zmax : su.zmax) {
+    for (int zmax : zmax_list.empty() ? su.zmax : zmax_list) {
       if (quick && zmax != 200) continue;
-      for (int nh : {1, 8, 16}) {
+      for (int nh : harmonics_list.empty() ? std::vector<int>{1, 8, 16} : harmonics_list) {
         if ((quick && nh != 16) || !main_rows) continue;
         for (const char* path : {"custom", "cufft"}) {
           rows.push_back(run_gpu(ctx, d, zmax, nh, AccelInterp::fourier, {{"path", path}}));
@@ -362,10 +388,27 @@ int run(int argc, char** argv) {
         print_row(ctx, rows.back());
       }
     }
-    if (std::string(su.name) == "fdas-8m") eight = std::move(d);
+    if (grid && !chosen.empty()) {
+      grid_data.push_back(std::move(d));
+    } else if (std::string(su.name) == "fdas-8m") {
+      eight = std::move(d);
+    }
   }
 
-  if ((sweep || !chosen.empty()) && eight.setup != nullptr) {
+  if (grid && !chosen.empty()) {
+    std::printf("\n# --config runs on every setup at the --zmax and --harmonics given\n");
+    print_header();
+    for (const SetupData& d : grid_data) {
+      for (int zmax : zmax_list.empty() ? std::vector<int>{200} : zmax_list) {
+        for (int nh : harmonics_list.empty() ? std::vector<int>{16} : harmonics_list) {
+          for (const auto& [interp, config] : chosen) {
+            sweep_rows.push_back(run_gpu(ctx, d, zmax, nh, interp, config));
+            print_row(ctx, sweep_rows.back());
+          }
+        }
+      }
+    }
+  } else if ((sweep || !chosen.empty()) && eight.setup != nullptr) {
     std::printf("\n# sweep: fdas-8m, zmax 200, 16 harmonics\n");
     print_header();
     std::vector<std::pair<AccelInterp, Config>> configs;
