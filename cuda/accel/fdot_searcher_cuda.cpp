@@ -290,7 +290,6 @@ class CudaSearcher final : public CudaFdotSearcher {
   std::vector<AccelHit> delivered_;
   // plane=f16bound's exact re-scoring (deliver): the (segment, pair) tasks of a chunk of hits,
   // their float32 rows, and the hits' exact powers.
-  int rescore_capacity_ = 0;                // tasks a chunk may hold
   std::vector<std::uint8_t> rescore_seen_;  // [segment * npairs + pair]: 0 outside rescore()
   std::vector<int> rescore_keys_;
   DeviceBuffer<int> rescore_tasks_;
@@ -620,11 +619,10 @@ void CudaSearcher::allocate(std::size_t free_bytes) {
     const std::size_t task_bytes = 4 * static_cast<std::size_t>(os_.use) * sizeof(float);
     const std::size_t given = static_cast<std::size_t>(s_.rescore_tasks);
     const std::size_t budget = std::min<std::size_t>(std::size_t{128} << 20, free_bytes / 16);
-    rescore_capacity_ =
+    s_.rescore_tasks =
         static_cast<int>(std::max<std::size_t>(given > 0 ? given : budget / task_bytes, std::size_t{1} << p_.stages()));
     rescore_seen_.assign(static_cast<std::size_t>(os_.nseg) * static_cast<std::size_t>(os_.npairs), 0);
-    s_.rescore_tasks = rescore_capacity_;
-    const auto tasks = static_cast<std::size_t>(rescore_capacity_);
+    const auto tasks = static_cast<std::size_t>(s_.rescore_tasks);
     rescore_tasks_ = DeviceBuffer<int>(tasks);
     rescore_tasks_host_ = PinnedBuffer<int>(tasks);
     rescore_rows_ = DeviceBuffer<float>(tasks * 4 * static_cast<std::size_t>(os_.use));
@@ -973,9 +971,8 @@ void CudaSearcher::add_rescore_keys(const DeviceHit& h, std::vector<int>& keys) 
   for (int s = 1; s <= h.stage; ++s) {
     const int H = 1 << s;
     for (int k = 1; k < H; k += 2, ++term) {
-      const long long srk = (rk * k + (H >> 1)) >> s;
-      add(srk, sub_zi_host_[static_cast<std::size_t>(term) * static_cast<std::size_t>(p_.numz()) +
-                            static_cast<std::size_t>(h.zi)]);
+      add(sub_rk(rk, k, H), sub_zi_host_[static_cast<std::size_t>(term) * static_cast<std::size_t>(p_.numz()) +
+                                         static_cast<std::size_t>(h.zi)]);
     }
   }
 }
@@ -997,28 +994,20 @@ void CudaSearcher::rescore(int pslot, int b, std::uint64_t count) {
   std::vector<int> one;
   std::uint64_t first = 0;
   while (first < count) {
-    // The hits from `first` on whose tasks together fit the buffers (one hit's always do); a
-    // key's first sighting is marked in a table of every (segment, pair), cleared after.
+    // The hits from `first` on whose tasks together fit the buffers (one hit's always do); the
+    // chunk's keys are marked in a table of every (segment, pair), cleared after.
     keys.clear();
     std::uint64_t end = first;
     for (; end < count; ++end) {
       one.clear();
       add_rescore_keys(hits[end], one);
-      std::size_t fresh = 0;
+      std::sort(one.begin(), one.end());
+      one.erase(std::unique(one.begin(), one.end()), one.end());
+      const auto fresh = static_cast<std::size_t>(std::count_if(
+          one.begin(), one.end(), [&](int key) { return rescore_seen_[static_cast<std::size_t>(key)] == 0; }));
+      if (keys.size() + fresh > static_cast<std::size_t>(s_.rescore_tasks)) break;
       for (const int key : one) {
         if (rescore_seen_[static_cast<std::size_t>(key)] == 0) {
-          rescore_seen_[static_cast<std::size_t>(key)] = 2;  // counted for this hit
-          ++fresh;
-        }
-      }
-      if (keys.size() + fresh > static_cast<std::size_t>(rescore_capacity_)) {
-        for (const int key : one) {
-          if (rescore_seen_[static_cast<std::size_t>(key)] == 2) rescore_seen_[static_cast<std::size_t>(key)] = 0;
-        }
-        break;
-      }
-      for (const int key : one) {
-        if (rescore_seen_[static_cast<std::size_t>(key)] == 2) {
           rescore_seen_[static_cast<std::size_t>(key)] = 1;
           keys.push_back(key);
         }
