@@ -30,6 +30,8 @@ constexpr int kCustomMaxPoints = 8192;  // largest transform the custom kernels 
 constexpr int kCustomAutoPoints = 4096;
 // plane=f16bound's (segment, pair) tasks are marked in a host table of one byte each.
 constexpr std::int64_t kRescoreMaxTasks = std::int64_t{1} << 27;
+// plane=auto takes f16 bounds from this zmax (below it f32: see the choice in the constructor).
+constexpr int kBoundPlaneMinZmax = 100;
 constexpr int kCufftMaxPoints = 32768;
 constexpr int kCufftAutoPoints = 4096;
 constexpr std::size_t kProductBudget = std::size_t{512} << 20;
@@ -374,10 +376,16 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   }
   sub_zi_host_ = accel_sub_zi_table(p_);
   // auto: f16 bounds re-scored exactly (the f32 plane's hits with half its traffic and memory)
-  // wherever that runs: the custom path without overlap, with its tasks indexable.
+  // from zmax 100 wherever that runs: the custom path without overlap, with its tasks indexable.
+  // Below zmax 100 the plane is small and the f32 sums (4-row tiles on an H200) and no re-scoring
+  // win (H200, device ms a trial, f32 / f16bound: fdas-8m 16 harmonics zmax 0 0.30 / 0.72, 50
+  // 4.29 / 4.46, 100 8.41 / 7.41; fdas-2m 16 harmonics zmax 50 1.11 / 1.46, 100 2.17 / 2.25, 200
+  // 4.26 / 3.86; bench/results/h200-session16.md).
   const bool tasks_indexable = os_.nseg * os_.npairs <= kRescoreMaxTasks;
   if (s_.plane == AccelPlaneStorage::automatic) {
-    s_.plane = custom && s_.overlap == 0 && tasks_indexable ? AccelPlaneStorage::f16_bound : AccelPlaneStorage::f32;
+    s_.plane = custom && s_.overlap == 0 && tasks_indexable && p_.zmax >= kBoundPlaneMinZmax
+                   ? AccelPlaneStorage::f16_bound
+                   : AccelPlaneStorage::f32;
   }
   format_ = s_.plane == AccelPlaneStorage::f32 ? PlaneFormat::f32 : PlaneFormat::f16;
   // The re-scoring recomputes powers with the custom kernel, on the segments of the group whose

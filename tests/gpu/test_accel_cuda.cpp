@@ -853,6 +853,9 @@ TEST_CASE("accel cuda: describe() and memory say what runs") {
   // that does not run (cuFFT path, overlap=1).
   CHECK(custom->settings().plane == cuda::AccelPlaneStorage::f16_bound);
   CHECK(text.find("plane f16bound") != std::string::npos);
+  // From zmax 100 only: below it the f32 plane is the faster one.
+  const auto small_zmax = make_problem(1 << 16, 98, 16, AccelInterp::fourier, {20.0F});
+  CHECK(cuda::make_cuda_fdot_searcher(small_zmax, {}, 0)->settings().plane == cuda::AccelPlaneStorage::f32);
   CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"path", "cufft"}}), 0)->settings().plane ==
         cuda::AccelPlaneStorage::f32);
   CHECK(cuda::make_cuda_fdot_searcher(p, gpu_options({{"overlap", "1"}}), 0)->settings().plane ==
