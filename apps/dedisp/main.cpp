@@ -593,6 +593,7 @@ int run(int argc, char** argv) {
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   auto reader = FilterbankReader::open(o.input);
   set_error_file(reader->name());
+  protect_input(o.input);  // -o obs.fil --format fil must not replace obs.fil
   const SigprocHeader& h = reader->header();
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());

@@ -344,6 +344,7 @@ int run(int argc, char** argv) {
   }
   auto reader = open_voltage_reader(open_source(o.input), raw);
   set_error_file(reader->name());
+  protect_input(o.input);  // -o raw.dada must not replace raw.dada
   VoltageInfo info = reader->info();
   if (raw && info.format != "raw") {
     throw Error(ErrorCode::invalid_argument,

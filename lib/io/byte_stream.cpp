@@ -11,7 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fastpsr/error.hpp"
@@ -411,12 +413,46 @@ std::unique_ptr<ByteSource> memory_source(std::vector<std::uint8_t> bytes, std::
   return std::make_unique<MemorySource>(std::move(bytes), std::move(name));
 }
 
+namespace {
+
+// The inputs protect_input() named, as (device, inode).
+struct ProtectedInputs {
+  std::mutex mutex;
+  std::vector<std::pair<dev_t, ino_t>> files;
+};
+ProtectedInputs& protected_inputs() {
+  static ProtectedInputs p;
+  return p;
+}
+
+bool is_protected(const struct stat& st) {
+  ProtectedInputs& p = protected_inputs();
+  const std::lock_guard lock(p.mutex);
+  return std::find(p.files.begin(), p.files.end(), std::pair{st.st_dev, st.st_ino}) != p.files.end();
+}
+
+}  // namespace
+
+void protect_input(const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  ProtectedInputs& p = protected_inputs();
+  const std::lock_guard lock(p.mutex);
+  p.files.emplace_back(st.st_dev, st.st_ino);
+}
+
 std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_bytes) {
   if (path == "-") return std::make_unique<StdoutSink>();
   // An existing target that is not a regular file (/dev/null, a FIFO, a terminal) is written in
   // place: a temporary beside it and a rename would replace the device node or the pipe.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISREG(st.st_mode) && is_protected(st)) {
+    throw Error(ErrorCode::invalid_argument,
+                "is this run's input: the output would replace the data it is made from; give another output name",
+                path);
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::io, "is a directory, not a file", path);
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) throw Error(ErrorCode::io, "cannot open for writing: " + errno_text(errno), path);

@@ -95,6 +95,13 @@ inline constexpr std::size_t kSinkBufferBytes = std::size_t{1} << 20;
 /// write); larger ones go straight to the file. Many sinks open at once want a small buffer.
 std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_bytes = kSinkBufferBytes);
 
+/// From now on open_sink refuses to write over this file (the same file by device and inode,
+/// through any name, symbolic or hard link): Error(invalid_argument) naming the output. A tool
+/// calls it for the inputs its outputs must not replace (dedisp, ppf); `header --set -o` edits
+/// its input in place on purpose and does not. stdin ("-"), missing files and anything not a
+/// regular file are ignored.
+void protect_input(const std::string& path);
+
 /// A sink that keeps what is written in memory.
 class MemorySink final : public ByteSink {
  public:
