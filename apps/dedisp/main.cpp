@@ -173,7 +173,7 @@ void add_options(CLI::App& app, Options& o) {
   auto* proc = "Processing";
   app.add_option("--delay-model", o.delay_model,
                  "presto (PRESTO's constant, top channel centre, rounded) or sigproc (SIGPROC's constant, fch1, "
-                 "truncated). Default: presto for dat and fil, sigproc for tim and tim-stream")
+                 "truncated). Default: presto for dat and fil, sigproc for tim and tim-stream (presto where foff > 0)")
       ->check(CLI::IsMember({"presto", "sigproc"}))
       ->group(proc);
   app.add_option("--baseline", o.baseline,
@@ -638,9 +638,12 @@ int run(int argc, char** argv) {
                     "take odd lengths",
                     format == OutputFormat::fil ? "DM-time filterbank" : "tim-stream"));
   }
+  // SIGPROC's model for .tim by default, as its dedisperse; it needs channel 0 to be the highest
+  // (foff < 0), so a band in rising order takes PRESTO's, which takes either order.
+  const bool sigproc_default = (format == OutputFormat::tim || format == OutputFormat::tim_stream) && h.foff < 0.0;
   const DelayModel model = !o.delay_model.empty() ? parse_delay_model(o.delay_model)
-                           : (format == OutputFormat::tim || format == OutputFormat::tim_stream) ? DelayModel::sigproc
-                                                                                                 : DelayModel::presto;
+                           : sigproc_default      ? DelayModel::sigproc
+                                                  : DelayModel::presto;
   const BaselineSpec baseline = BaselineSpec::parse(o.baseline, h.nchans);
 
   std::vector<std::uint8_t> keep;

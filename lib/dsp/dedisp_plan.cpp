@@ -219,7 +219,7 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
         const auto sb = ii / (nchans / static_cast<std::size_t>(problem.presto_nsub));
         s = stage1[ii] + stage2[sb];
       }
-      if (s < 0) {
+      if (s < 0 || d < 0.0) {  // d too: a delay above -1 sample truncates to 0 and would pass
         throw Error(
             ErrorCode::invalid_argument,
             fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "

@@ -212,3 +212,22 @@ TEST_CASE("dm plan: a sample time near zero is refused as an absurd delay, not a
   up.dms = {5.0};
   CHECK_THROWS_WITH_AS((void)make_dedisp_plan(up), doctest::Contains("above the reference frequency"), Error);
 }
+
+TEST_CASE("dm plan: the sigproc model refuses a band in rising order at any DM above 0, naming channel 1") {
+  // QA pass 20, finding 3: a delay between -1 and 0 samples truncated to 0 and passed, so a small
+  // DM was accepted and a larger one refused naming whichever channel first fell below -1.
+  DedispProblem up;
+  up.input = test::make_band(64, 8, 1374.0, 2.0, 64e-6);
+  up.model = DelayModel::sigproc;
+  for (const double dm : {0.05, 0.5, 2.0, 30.0}) {
+    CAPTURE(dm);
+    up.dms = {dm};
+    CHECK_THROWS_WITH_AS((void)make_dedisp_plan(up), doctest::Contains("channel 1 (1376 MHz) is above the reference"),
+                         Error);
+  }
+  up.dms = {0.0};
+  CHECK_NOTHROW((void)make_dedisp_plan(up));  // no delays at DM 0
+  up.model = DelayModel::presto;
+  up.dms = {0.05, 30.0};
+  CHECK_NOTHROW((void)make_dedisp_plan(up));
+}
