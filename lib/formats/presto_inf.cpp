@@ -30,7 +30,9 @@ double to_double(std::string_view v, std::string_view label, const std::string& 
   const std::string s(strip(v));
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
-  if (s.empty() || end == s.c_str()) {
+  // The whole value, in decimal: strtod would stop at '15x31' after 15 and read hex, inf and nan.
+  const bool decimal = s.find_first_of("xXiInN") == std::string::npos;
+  if (s.empty() || end != s.c_str() + s.size() || !decimal) {
     throw Error(ErrorCode::format,
                 fmt::format("cannot read a number from '{}' ({})", escape_for_message(s), strip(label)), name);
   }

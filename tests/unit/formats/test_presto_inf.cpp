@@ -81,6 +81,18 @@ TEST_CASE("presto .inf: missing lines and bad numbers are errors") {
   CHECK_THROWS_WITH_AS(parse_inf("hello\n", "a.inf"), doctest::Contains("not a PRESTO .inf"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  abc\n", "a.inf"),
                        doctest::Contains("cannot read a number"), Error);
+  // The whole value, in decimal (QA pass 20, finding 6: '15x31' was read as 15, '0x10' as 16).
+  for (const char* bad : {"15x31", "0x10", "12 34", "inf", "nan", "1e3q"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(parse_inf(std::string(" Number of bins in the time series      =  ") + bad +
+                                       "\n Width of each time series bin (sec)    =  0.001\n",
+                                   "a.inf"),
+                         doctest::Contains("cannot read a number"), Error);
+  }
+  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  1000\n"
+                                 " Width of each time series bin (sec)    =  1e-3s\n",
+                                 "a.inf"),
+                       doctest::Contains("cannot read a number from '1e-3s'"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  0\n"
                                  " Width of each time series bin (sec)    =  0.001\n",
                                  "a.inf"),
@@ -91,9 +103,14 @@ TEST_CASE("presto .inf: missing lines and bad numbers are errors") {
                                  "a.inf"),
                        doctest::Contains("got 1.5"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
-                                 " Width of each time series bin (sec)    =  nan\n",
+                                 " Width of each time series bin (sec)    =  -0.001\n",
                                  "a.inf"),
                        doctest::Contains("bin width must be a positive number"), Error);
+  // nan is not a number to begin with.
+  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
+                                 " Width of each time series bin (sec)    =  nan\n",
+                                 "a.inf"),
+                       doctest::Contains("cannot read a number from 'nan'"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
                                  " Width of each time series bin (sec)    =  0.1\n"
                                  " Number of channels                     =  1e300\n",
