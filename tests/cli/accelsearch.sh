@@ -125,9 +125,14 @@ check "grep -q 'Examples' help.txt" "--help examples"
 # Bad input.
 expect_error 2 "numharm" "$BIN"/accelsearch -numharm 3 small_DM62.50.dat
 expect_error 2 "zmax" "$BIN"/accelsearch -zmax -2 small_DM62.50.dat
-expect_error 2 "use a smaller -zmax" "$BIN"/accelsearch -zmax 40000 small_DM62.50.dat
-expect_error 2 "the search range is empty: -flo 1 Hz" "$BIN"/accelsearch -fhi 0.5 small_DM62.50.dat
-expect_error 2 "the lowest frequency" "$BIN"/accelsearch -rlo -10 small_DM62.50.dat
+# Refusals about one trial name its file (QA pass 20, finding 5), also in a run over several.
+expect_error 2 "small_DM62.50.dat: -zmax 40000 .*use a smaller -zmax" "$BIN"/accelsearch -zmax 40000 small_DM62.50.dat
+expect_error 2 "small_DM62.50.dat: the search range is empty: -flo 1 Hz" "$BIN"/accelsearch -fhi 0.5 small_DM62.50.dat
+expect_error 2 "small_DM62.50.dat: the lowest frequency" "$BIN"/accelsearch -rlo -10 small_DM62.50.dat
+head -c 400 small_DM62.50.dat >short_DM1.00.dat
+sed 's/^ Number of bins in the time series .*/ Number of bins in the time series      =  100/' small_DM62.50.inf >short_DM1.00.inf
+expect_error 2 "short_DM1.00.dat: the series is too short to search" "$BIN"/accelsearch -zmax 0 small_DM62.50.dat \
+  short_DM1.00.dat -o two
 # A window narrower than numharm bins is one trial, not a division by zero.
 mkdir -p narrow && (cd narrow && ln -sf ../small_DM62.50.dat ../small_DM62.50.inf . &&
   "$BIN"/accelsearch -q -zmax 0 -numharm 4 -rlo 500 -rhi 501 small_DM62.50.dat) || fail=1
