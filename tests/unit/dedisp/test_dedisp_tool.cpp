@@ -463,9 +463,11 @@ TEST_CASE("dedisp tool: bad input gives a message and exit status") {
       // A DM-time filterbank labels its channels fch1 + i x foff: an uneven list cannot be.
       {fil.string() + " --dm-list " + uneven.string() + " --format fil -o " + (tmp / "l.fil").string(), 2,
        "not evenly spaced"},
-      // The sigproc model (.tim's default) wants the highest channel first: the file and the way out.
-      {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2, "rising.fil: channel 1"},
-      {rising.string() + " -d 500 --format tim -o " + (tmp / "r.tim").string(), 2,
+      // The sigproc model (.tim's default where foff < 0; asked for here) wants the highest channel
+      // first: the file and the way out.
+      {rising.string() + " -d 500 --delay-model sigproc --format tim -o " + (tmp / "r.tim").string(), 2,
+       "rising.fil: channel 1"},
+      {rising.string() + " -d 500 --delay-model sigproc --format tim -o " + (tmp / "r.tim").string(), 2,
        "--delay-model presto takes either order"},
   };
   // --device gpu where there is none: which message depends on whether CUDA was built.
