@@ -119,8 +119,9 @@ const double kAllowedDmSteps[] = {0.01, 0.02, 0.03, 0.05, 0.1,  0.2,  0.3,  0.5,
 constexpr int kNumAllowedDmSteps = sizeof(kAllowedDmSteps) / sizeof(kAllowedDmSteps[0]);
 
 // DDplan.dedisp_method.__init__ (numDMs = 0, smearfact = 2).
+// to_end: the range runs to hi_dm whatever the smearing (see the plan's loop).
 DmPlanStep make_method(const DmPlanObservation& obs, int downsamp, double lo_dm, double hi_dm, double ddm, int nsub,
-                       int nprocs) {
+                       int nprocs, bool to_end = false) {
   const double chanwidth = obs.bw_mhz / obs.nchans;
   DmPlanStep m;
   m.lo_dm = lo_dm;
@@ -147,7 +148,7 @@ DmPlanStep make_method(const DmPlanObservation& obs, int downsamp, double lo_dm,
   const double other = std::sqrt(std::pow(1000.0 * obs.tsamp_s, 2.0) + std::pow(1000.0 * obs.tsamp_s * downsamp, 2.0) +
                                  std::pow(bw_smearing, 2.0) + std::pow(sub_smearing, 2.0));
   double cross_dm = 2.0 * 0.001 * other / chanwidth * 0.0001205 * std::pow(obs.fctr_mhz, 3.0) + obs.coherent_dm;
-  if (cross_dm > hi_dm) cross_dm = hi_dm;
+  if (cross_dm > hi_dm || to_end) cross_dm = hi_dm;
   m.ndms = static_cast<int>(std::ceil((cross_dm - lo_dm) / ddm));
   if (nsub != 0) {
     m.calls = static_cast<int>(std::ceil(m.ndms * ddm / m.dsub_dm));
@@ -300,8 +301,18 @@ DmPlan make_ddplan(const DmPlanObservation& obs, const DdplanOptions& opts) {
            bw_smear(kAllowedDmSteps[ddm_index + 1], obs.bw_mhz, obs.fctr_mhz) < ff * eff_dt) {
       ++ddm_index;
     }
-    plan.steps.push_back(make_method(obs, downsamps[ids], plan.steps.back().hi_dm, opts.hi_dm,
-                                     kAllowedDmSteps[ddm_index], opts.nsub, opts.nprocs));
+    const double from = plan.steps.back().hi_dm;
+    DmPlanStep next =
+        make_method(obs, downsamps[ids], from, opts.hi_dm, kAllowedDmSteps[ddm_index], opts.nsub, opts.nprocs);
+    // Out of downsampling factors (and so of larger steps), a range's crossover DM no longer grows
+    // with its start: at low frequencies it falls below it and the range would be empty. The
+    // channel smearing there exceeds any step's, so the last range runs on to the end at this step
+    // (QA pass 20: LOFAR HBA above DM ~820, an LBA band from DM 100, never converged).
+    if (next.hi_dm <= from) {
+      next = make_method(obs, downsamps[ids], from, opts.hi_dm, kAllowedDmSteps[ddm_index], opts.nsub, opts.nprocs,
+                         /*to_end=*/true);
+    }
+    plan.steps.push_back(next);
     FASTPSR_EXPECTS(plan.steps.size() < 1000, "the DM plan does not converge (DM {} to {})", opts.lo_dm, opts.hi_dm);
   }
   double work = 0;

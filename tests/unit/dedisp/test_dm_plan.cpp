@@ -143,6 +143,39 @@ TEST_CASE("dm plan: ranges are contiguous, coarsen with DM and cover the request
   CHECK_THROWS_AS(make_ddplan(obs, DdplanOptions{.lo_dm = 100, .hi_dm = 50}), Error);
 }
 
+TEST_CASE("dm plan: low-frequency bands out of downsampling factors end in one range to the last DM") {
+  // QA pass 20, finding 2: once the last downsampling factor was reached, a range's crossover DM
+  // stopped growing and fell below its start, so the next range was empty and the plan never
+  // converged ("does not converge"): LOFAR HBA above DM ~820, an LBA band and a 24-channel
+  // MWA-like band from DM 100.
+  struct Band {
+    double tsamp_s, bw_mhz, fctr_mhz, hi_dm;
+    int nchans;
+  };
+  for (const Band& b : {Band{655.36e-6, 78.125, 151.0, 1000.0, 400}, Band{1310.72e-6, 50.0, 55.0, 100.0, 256},
+                        Band{100e-6, 30.72, 200.0, 100.0, 24}}) {
+    CAPTURE(b.fctr_mhz);
+    DmPlanObservation obs;
+    obs.tsamp_s = b.tsamp_s;
+    obs.nchans = b.nchans;
+    obs.bw_mhz = b.bw_mhz;
+    obs.fctr_mhz = b.fctr_mhz;
+    DdplanOptions o;
+    o.hi_dm = b.hi_dm;
+    const DmPlan plan = make_ddplan(obs, o);
+    REQUIRE(plan.steps.size() >= 2);
+    CHECK(plan.steps.front().lo_dm == 0.0);
+    CHECK(plan.steps.back().hi_dm >= b.hi_dm);
+    CHECK(plan.steps.back().hi_dm < b.hi_dm + plan.steps.back().dm_step + 1e-9);
+    for (std::size_t i = 1; i < plan.steps.size(); ++i) {
+      CHECK(plan.steps[i].lo_dm == plan.steps[i - 1].hi_dm);
+      CHECK(plan.steps[i].ndms > 0);
+      CHECK(plan.steps[i].dm_step >= plan.steps[i - 1].dm_step);
+      CHECK(plan.steps[i].downsample >= plan.steps[i - 1].downsample);
+    }
+  }
+}
+
 TEST_CASE("dm plan: a delay table large enough for several threads equals plans of one DM each") {
   // 1500 DMs x 4096 channels (6 M delays: filled by up to 6 threads) against single-DM plans
   // (filled serially): both models, a killed channel (dm_max_delay skips it). (Two-stage
