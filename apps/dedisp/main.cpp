@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <iostream>
@@ -855,6 +856,11 @@ int run(int argc, char** argv) {
   Progress progress("dedisp", nin_known.value_or(0));
   times.setup = seconds_since(t_start);
   const auto t0 = Clock::now();
+  // Float input that is not finite (NaN, Inf) reaches every DM trial that sums it: counted on the
+  // reading thread (channels killed excepted), said once at the end.
+  std::uint64_t nonfinite = 0;
+  std::uint64_t first_nonfinite_sample = 0;
+  std::size_t first_nonfinite_channel = 0;
   {
     // The next gulp is read on the reading thread while this one is dedispersed.
     std::uint64_t requested = 0;  // samples asked of the reader so far (the reading thread's)
@@ -862,9 +868,22 @@ int run(int argc, char** argv) {
     ReadAhead ahead(gulp * bps, [&](std::uint8_t* into) -> std::size_t {
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(gulp, limit - requested));
       if (want == 0 || ended) return 0;
+      const std::uint64_t first = requested;
       requested += want;
       const std::size_t n = reader->read_packed(into, want);
       ended = n < want;
+      if (h.nbits == 32) {
+        const auto nchans = static_cast<std::size_t>(h.nchans);
+        for (std::size_t i = 0; i < n * nchans; ++i) {
+          float v = 0.0F;
+          std::memcpy(&v, into + 4 * i, sizeof v);
+          if (std::isfinite(v) || (!keep.empty() && keep[i % nchans] == 0)) continue;
+          if (nonfinite++ == 0) {
+            first_nonfinite_sample = o.start + first + i / nchans;
+            first_nonfinite_channel = i % nchans;
+          }
+        }
+      }
       return n;
     });
     for (;;) {
@@ -896,6 +915,13 @@ int run(int argc, char** argv) {
     }
   });
   progress.finish();
+  if (nonfinite > 0) {
+    log_warning(
+        "{}: {} input value{} not finite (NaN or Inf; the first at sample {}, channel {}): every DM trial that sums "
+        "{} holds NaN or Inf, which accelsearch refuses; kill the channels (--kill-chans) or clean the file",
+        reader->name(), nonfinite, nonfinite == 1 ? " is" : "s are", first_nonfinite_sample, first_nonfinite_channel,
+        nonfinite == 1 ? "it" : "them");
+  }
   const double elapsed = seconds_since(t0);
 
   std::vector<std::uint64_t> lengths;
