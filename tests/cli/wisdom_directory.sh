@@ -31,4 +31,18 @@ check "the wisdom file is written" grep -q '^(fftw-' have/w
 # The default location: made when missing.
 check "ppf with the default wisdom path" "$bin/ppf" -q --device cpu -C 16 -T 4 --fftw measure v.dada -o w.fil
 check "the default wisdom file and its directories are made" grep -q '^(fftw-' cache/fastpsr/fftwf-wisdom
+
+# A path that cannot be looked at is said as such, not taken for a file that is not wisdom (QA
+# pass 20, finding 9: a file in a folder without search permission was "a file that exists and is
+# not FFTW wisdom"). A name too long stands in for the permission, which root does not feel.
+long=$(printf 'w%.0s' $(seq 300))
+expect_exit 1 "--wisdom: cannot look at it (File name too long)" \
+  "$bin/ppf" --device cpu -C 16 -T 4 --fftw measure --wisdom "$long" v.dada -o w2.fil
+check "no output after the refusal" test ! -e w2.fil
+if [ "$(id -u)" != 0 ]; then
+  mkdir -p locked && chmod 000 locked
+  expect_exit 1 "locked/w: --wisdom: cannot look at it (Permission denied)" \
+    "$bin/accelsearch" --device cpu --zmax 2 --fftw measure --wisdom locked/w t.tim -o acc
+  chmod 700 locked
+fi
 exit $fail
