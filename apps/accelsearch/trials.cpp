@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/progress.hpp"
+#include "common/tool_main.hpp"
 #include "fastpsr/accel_backends.hpp"
 #include "fastpsr/accel_output.hpp"
 #include "fastpsr/accel_searcher_reuse.hpp"
@@ -141,14 +142,8 @@ TrialPtr prepare(AccelInput in, const AccelConfig& config, double read_s) {
   }
   // The plan's refusals (series too short for -zmax, an empty search range) are about this
   // trial: named, so that a run over many trials says which one stopped it.
-  AccelPlan plan = [&] {
-    try {
-      return make_accel_plan(own, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt);
-    } catch (const Error& e) {
-      if (!e.path().empty()) throw;
-      throw Error(e.code(), e.what(), in.path);
-    }
-  }();
+  AccelPlan plan = naming_file(
+      in.path, [&] { return make_accel_plan(own, static_cast<std::int64_t>(in.fft.size()), in.inf.N * in.inf.dt); });
   const float bin0 = in.fft.front().real();  // the plan refuses an empty spectrum
   PreparedSpectrum spec = prepare_spectrum(std::move(in.fft), plan, !in.from_fft);
   if (own.norm == AccelNorm::photon) {

@@ -8,9 +8,11 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fastpsr/device.hpp"
+#include "fastpsr/error.hpp"
 
 namespace fastpsr::app {
 
@@ -54,6 +56,19 @@ CLI::Validator not_negative();
 /// The file that a failure without a file of its own (out of host memory) is reported against:
 /// the tool's input, once it is open.
 void set_error_file(std::string path);
+
+/// f(), with an Error that names no file of its own reported against `path`: a library call whose
+/// refusals are about the caller's file (dedisp's plan of the input's header, accelsearch's plan
+/// of one trial among many).
+template <typename F>
+decltype(auto) naming_file(const std::string& path, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const Error& e) {
+    if (!e.path().empty()) throw;
+    throw Error(e.code(), e.what(), path);
+  }
+}
 
 /// A byte count for messages: "64 KiB", "312.4 MiB", "7.63 GiB".
 std::string format_bytes(std::size_t bytes);

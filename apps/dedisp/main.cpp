@@ -688,12 +688,7 @@ int run(int argc, char** argv) {
     p.model = model;
     p.keep = keep;
     p.presto_nsub = std::min(o.nsub, h.nchans);  // more subbands than channels: one each, as prepsubband
-    try {
-      plans.push_back(make_dedisp_plan(p));
-    } catch (const Error& e) {
-      if (!e.path().empty()) throw;
-      throw Error(e.code(), e.what(), reader->name());  // what the input's header asks of the plan
-    }
+    plans.push_back(naming_file(reader->name(), [&] { return make_dedisp_plan(p); }));  // the header's asks
   }
   auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {
     return Error(ErrorCode::invalid_argument,

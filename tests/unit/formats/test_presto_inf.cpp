@@ -81,36 +81,30 @@ TEST_CASE("presto .inf: missing lines and bad numbers are errors") {
   CHECK_THROWS_WITH_AS(parse_inf("hello\n", "a.inf"), doctest::Contains("not a PRESTO .inf"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  abc\n", "a.inf"),
                        doctest::Contains("cannot read a number"), Error);
-  // The whole value, in decimal (QA pass 20, finding 6: '15x31' was read as 15, '0x10' as 16).
-  for (const char* bad : {"15x31", "0x10", "12 34", "inf", "nan", "1e3q"}) {
-    CAPTURE(bad);
-    CHECK_THROWS_WITH_AS(parse_inf(std::string(" Number of bins in the time series      =  ") + bad +
-                                       "\n Width of each time series bin (sec)    =  0.001\n",
+  // (N, bin width) pairs and what each is refused with.
+  struct Bad {
+    const char* n;
+    const char* dt;
+    const char* says;
+  };
+  for (const Bad& c : {
+           // The whole value, in decimal (QA pass 20, finding 6: '15x31' was read as 15, '0x10' as 16).
+           Bad{"15x31", "0.001", "cannot read a number"}, Bad{"0x10", "0.001", "cannot read a number"},
+           Bad{"12 34", "0.001", "cannot read a number"}, Bad{"inf", "0.001", "cannot read a number"},
+           Bad{"nan", "0.001", "cannot read a number"}, Bad{"1e3q", "0.001", "cannot read a number"},
+           Bad{"1000", "1e-3s", "cannot read a number from '1e-3s'"},
+           Bad{"0", "0.001", "must be a positive whole number"},
+           Bad{"1.5", "0.001", "got 1.5"},  // a fractional N would not survive PRESTO's "%-11.0f"
+           Bad{"10", "-0.001", "bin width must be a positive number"},
+           Bad{"10", "nan", "cannot read a number from 'nan'"},  // nan is not a number to begin with
+       }) {
+    CAPTURE(c.n);
+    CAPTURE(c.dt);
+    CHECK_THROWS_WITH_AS(parse_inf(std::string(" Number of bins in the time series      =  ") + c.n +
+                                       "\n Width of each time series bin (sec)    =  " + c.dt + "\n",
                                    "a.inf"),
-                         doctest::Contains("cannot read a number"), Error);
+                         doctest::Contains(c.says), Error);
   }
-  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  1000\n"
-                                 " Width of each time series bin (sec)    =  1e-3s\n",
-                                 "a.inf"),
-                       doctest::Contains("cannot read a number from '1e-3s'"), Error);
-  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  0\n"
-                                 " Width of each time series bin (sec)    =  0.001\n",
-                                 "a.inf"),
-                       doctest::Contains("must be a positive whole number"), Error);
-  // A fractional N would not survive PRESTO's "%-11.0f".
-  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  1.5\n"
-                                 " Width of each time series bin (sec)    =  0.001\n",
-                                 "a.inf"),
-                       doctest::Contains("got 1.5"), Error);
-  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
-                                 " Width of each time series bin (sec)    =  -0.001\n",
-                                 "a.inf"),
-                       doctest::Contains("bin width must be a positive number"), Error);
-  // nan is not a number to begin with.
-  CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
-                                 " Width of each time series bin (sec)    =  nan\n",
-                                 "a.inf"),
-                       doctest::Contains("cannot read a number from 'nan'"), Error);
   CHECK_THROWS_WITH_AS(parse_inf(" Number of bins in the time series      =  10\n"
                                  " Width of each time series bin (sec)    =  0.1\n"
                                  " Number of channels                     =  1e300\n",
