@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <csignal>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -156,17 +157,41 @@ std::string first_unknown_option(const std::vector<std::string>& left) {
   return {};
 }
 
+// The options of `app` and of its subcommands (and option groups) that take one value, once:
+// CLI11 refuses such an option given twice ("At Most 1 required but received 2").
+void single_value_options(CLI::App& app, std::vector<CLI::Option*>& out) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (!opt->get_positional() && opt->get_expected_max() == 1 && opt->get_type_size_min() >= 1 &&
+        opt->get_multi_option_policy() == CLI::MultiOptionPolicy::Throw &&
+        std::find(out.begin(), out.end(), opt) == out.end()) {
+      out.push_back(opt);
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) single_value_options(*sub, out);
+}
+
+// After a parse: "--tsamp given 2 times; the last (64) is used, ..." for each option of one value
+// given more than once (unless -q).
+void warn_repeated(const CLI::App& app, const std::vector<CLI::Option*>& options) {
+  const CLI::Option* quiet = app.get_option_no_throw("--quiet");
+  if (quiet != nullptr && quiet->count() > 0) return;
+  for (const CLI::Option* opt : options) {
+    const auto per = static_cast<std::size_t>(opt->get_type_size_min());
+    const std::size_t times = opt->count() / per;
+    if (times < 2) continue;
+    const CLI::results_t& given = opt->results();
+    std::string last;
+    for (auto it = given.end() - static_cast<std::ptrdiff_t>(per); it != given.end(); ++it) {
+      last += (last.empty() ? "" : " ") + *it;
+    }
+    log_warning("{} given {} times; the last ({}) is used, as SIGPROC and PRESTO do", opt->get_name(), times, last);
+  }
+}
+
 // CLI11's message, but for a missing positional argument or subcommand ("input is required",
 // "A subcommand is required") one that says what to give.
 std::string plain_message(const CLI::App& app, const CLI::ParseError& e) {
   const std::string what = e.what();
-  // "--tobs: At Most 1 required but received 2": an option that takes one value, given twice
-  // (SIGPROC's tools take the last; a script that repeats one is more likely wrong).
-  constexpr std::string_view kAtMostOne = ": At Most 1 required but received ";
-  if (const std::size_t at = what.find(kAtMostOne); at != std::string::npos) {
-    return fmt::format("{} given {} times: it takes one value; give it once", what.substr(0, at),
-                       what.substr(at + kAtMostOne.size()));
-  }
   if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr) return what;
   if (what == "A subcommand is required") {
     std::string names;
@@ -216,9 +241,16 @@ void parse(CLI::App& app, std::vector<std::string> args) {
       throw ParseExit{kExitUsage};
     }
   }
+  // An option of one value given more than once takes the last, with a warning, as SIGPROC's
+  // fake/dedisperse and PRESTO's clig parsers do: scripts append overrides to a default option
+  // string (`fake $DEFAULTS -nbits 8`). Options of many values (--set, --psr, inputs) keep all.
+  std::vector<CLI::Option*> single;
+  single_value_options(app, single);
+  for (CLI::Option* opt : single) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   try {
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     app.parse(args);
+    warn_repeated(app, single);
   } catch (const CLI::CallForHelp& e) {
     app.exit(e, std::cout, std::cerr);
     throw ParseExit{kExitOk};

@@ -27,7 +27,8 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
 struct ParseExit {
   int code;
 };
-/// Parses with CLI11; prints help/version or the usage error, then throws ParseExit.
+/// Parses with CLI11; prints help/version or the usage error, then throws ParseExit. An option of
+/// one value given more than once takes the last, with a warning (SIGPROC's and PRESTO's way).
 void parse(CLI::App& app, int argc, char** argv);
 /// As parse(), over arguments already split (after single-dash normalisation).
 void parse(CLI::App& app, std::vector<std::string> args);

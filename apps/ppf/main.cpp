@@ -274,7 +274,7 @@ int run(int argc, char** argv) {
   // The sinc is sampled at the input rate: a passband wider than the C channels of the whole band
   // aliases (1e30 gave a filter of rounding noise).
   // The value as given, as the validators' messages name it.
-  auto given = [&](const char* name) { return app.get_option(name)->results().front(); };
+  auto given = [&](const char* name) { return app.get_option(name)->results().back(); };
   if (app.count("--fwidth") > 0 && o.fwidth > o.channels) {
     usage_error(fmt::format("--fwidth: {} is out of range: give a passband width above 0 and at most --channels ({})",
                             given("--fwidth"), o.channels));
