@@ -141,7 +141,10 @@ void add_fake_options(CLI::App& app, FakeOptions& o) {
       ->group(more);
 
   const std::string noise = "Noise, smearing and output";
-  app.add_option("--seed", o.seed, "Random seed (default: from the system; -v prints it)")->group(noise);
+  // Unsigned: CLI11 alone took -1 as seed 18446744073709551615 (QA pass 20).
+  app.add_option("--seed", o.seed, "Random seed (default: from the system; -v prints it)")
+      ->check(not_negative())
+      ->group(noise);
   app.add_flag("--no-noise", o.no_noise, "Signals only, no noise")->group(noise);
   app.add_option("--smear", o.smear,
                  "sigproc (SIGPROC fake's widened pulse), full (the mean over each sample and each channel's "
