@@ -440,15 +440,16 @@ int run(int argc, char** argv) {
   wisdom.save();
   if (streaming && sift_inputs.empty()) {
     // A pipe whose writer failed before its first record (`dedisp missing.fil ... | accelsearch -`)
-    // must not look like a search that found nothing.
+    // must not look like a search that found nothing. stdin is "<stdin>" here, as in the readers'
+    // messages and the other tools'.
     if (part && part->index > 1) {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--part {}/{}: the stream held fewer than {} records: this part has none", part->index,
                               part->count, part->index),
-                  "stdin");
+                  "<stdin>");
     }
     throw Error(ErrorCode::format, "no time series on the input: an empty stream (did the command before it fail?)",
-                "stdin");
+                "<stdin>");
   }
   if (sift_table) write_sift_tables(sift_inputs, o.sift, table, csv_sink, txt_sink);
   return kExitOk;

@@ -41,4 +41,8 @@ check "accelsearch -o c runs" "$bin/accelsearch" -q --device cpu --zmax 0 t.tim 
 check "c.csv and c.txt written" test -s c.csv -a -s c.txt
 check "no temporary left: $(ls -A | grep tmp)" test -z "$(ls -A | grep '\.tmp\.')"
 
+# An empty stream names stdin as the other tools do, "<stdin>" (QA pass 20: it said "stdin").
+expect_exit 1 "accelsearch: error: <stdin>: no time series on the input" \
+  sh -c "'$bin/accelsearch' -q --device cpu --zmax 0 - </dev/null"
+
 exit $fail

@@ -95,7 +95,7 @@ mkdir out
 expect_exit 2 "there are only 3 parts" "$bin/accelsearch" --part 4/3 o_DM24.00.dat -o out/x
 expect_exit 2 "there are 2 inputs, too few for 3 parts: this part has none" \
   "$bin/accelsearch" --part 3/3 o_DM24.00.dat o_DM25.00.dat -o out/x
-expect_exit 2 "the stream held fewer than 9 records" sh -c "'$bin/accelsearch' --zmax 0 --part 9/9 - -o out/x <s.tims"
+expect_exit 2 "error: <stdin>: --part 9/9: the stream held fewer than 9 records" sh -c "'$bin/accelsearch' --zmax 0 --part 9/9 - -o out/x <s.tims"
 expect_exit 2 "--sift reads the ACCEL files of every part" "$bin/accelsearch" --sift --part 1/2 w/* -o out/x
 expect_exit 2 "not a .cand file" "$bin/accelsearch" --sift w/o_DM24.00_ACCEL_10.cand -o out/x
 expect_exit 2 "not a stream" "$bin/accelsearch" --sift - -o out/x
