@@ -2,6 +2,7 @@
 #include "fastpsr/series_spool.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,7 +30,20 @@ void SeriesSpool::spill() {
   std::string name = tmpdir_ + "/fastpsr-spool-XXXXXX";
   fd_ = ::mkstemp(name.data());
   if (fd_ < 0) {
-    throw Error(ErrorCode::io, fmt::format("cannot create a spool file for the output: {}", std::strerror(errno)),
+    // mkstemp's errno alone misleads: /proc gives "No such file or directory" for a directory
+    // that exists. Say what is wrong with the directory, then what the creation said.
+    const int err = errno;
+    struct stat st {};
+    std::string why;
+    if (::stat(tmpdir_.c_str(), &st) != 0) {
+      why = std::strerror(errno);
+    } else if (!S_ISDIR(st.st_mode)) {
+      why = "not a directory";
+    } else {
+      why = fmt::format("the output's spool file could not be created there: {}", std::strerror(err));
+    }
+    throw Error(ErrorCode::io,
+                fmt::format("cannot hold temporary files ({}); choose another directory with --tmpdir or TMPDIR", why),
                 tmpdir_);
   }
   ::unlink(name.c_str());  // anonymous from now on: gone when closed, even after a crash
