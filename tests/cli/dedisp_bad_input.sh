@@ -53,6 +53,9 @@ fil ok.fil 16 64000
 check "dedisp -d 5 ok.fil runs" "$bin/dedisp" -q -d 5 ok.fil --device cpu -o out/a.tim
 check "dedisp ok.fil -d 5 runs" "$bin/dedisp" -q ok.fil -d 5 --device cpu -o out/b.tim
 check "both orders give the same file" cmp out/a.tim out/b.tim
-expect_exit 2 "dedisp: error: -d" "$bin/dedisp" -d 5 -d 6 ok.fil --device cpu -o out/c.tim
+# Given twice, the last DM is taken, with a warning, as SIGPROC and PRESTO do (QA pass 20).
+expect_exit 0 "dedisp: warning: -d given 2 times; the last (6) is used" "$bin/dedisp" -d 5 -d 6 ok.fil --device cpu -o out/c.tim
+"$bin/dedisp" -q -d 6 ok.fil --device cpu -o out/d.tim
+check "-d 5 -d 6 is -d 6" cmp out/c.tim out/d.tim
 
 exit $fail
