@@ -28,6 +28,15 @@ using namespace dedisp_detail;
 // Buffers the default gulp aims at: output (ndms rows of gulp floats) and new input rows.
 constexpr std::size_t kDefaultOutputBytes = std::size_t{64} << 20;
 constexpr std::size_t kDefaultRowBytes = std::size_t{32} << 20;
+// The default gulp is at least kGulpFloor samples (a push's fixed costs amortised), unless the
+// new rows or the output block would then pass these, where it shrinks to fit them, down to
+// kMinGulp: 4,194,304 channels took 32 GiB of rows at 4096 samples (QA pass 20).
+constexpr std::size_t kGulpFloor = 4096;
+constexpr std::size_t kMinGulp = 64;
+constexpr std::size_t kFloorRowBytes = std::size_t{256} << 20;
+constexpr std::size_t kFloorOutputBytes = std::size_t{512} << 20;
+// Rows shorter than this hold no padding of their own (see the constructor).
+constexpr std::size_t kPaddedRowBytes = 4096;
 
 std::size_t parse_size(const std::string& key, const std::string& value) {
   std::size_t v = 0;
@@ -164,7 +173,7 @@ class CpuDedisperser final : public Dedisperser {
   std::unique_ptr<WorkerTeam> team_;
 
   std::size_t rows_words_ = 0;          // rows_'s size once allocated
-  std::vector<std::uint32_t> rows_;     // nk_ * row_len_ elements of elem_bytes_ (storage in 4-byte words)
+  std::vector<std::uint32_t> rows_;     // nrows_ * row_len_ elements of elem_bytes_, then the padding (4-byte words)
   std::vector<std::uint32_t> offsets_;  // padded ndms x nk
   std::vector<float> out_;              // ndms x out_stride_
   std::size_t out_stride_ = 0;
@@ -201,19 +210,29 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
     // for no gain once a push's fixed costs are amortised; sized by the kept channels, killing
     // most of a band multiplied the read-ahead by nchans / kept: QA pass 15). No longer than an
     // input of known length.
-    const std::size_t by_output = kDefaultOutputBytes / (sizeof(float) * ndms_);
+    const std::size_t out_bytes = sizeof(float) * ndms_;
     const auto nchans = static_cast<std::size_t>(std::max(in.nchans, 1));
-    const std::size_t by_rows = kDefaultRowBytes / (std::max(nchans, nk_) * elem_bytes_);
-    gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), 4096, 1u << 18);
+    const std::size_t row_bytes = std::max(nchans, nk_) * elem_bytes_;
+    const std::size_t by_output = kDefaultOutputBytes / out_bytes;
+    const std::size_t by_rows = kDefaultRowBytes / row_bytes;
+    const std::size_t floor =
+        std::clamp(std::min(kFloorOutputBytes / out_bytes, kFloorRowBytes / row_bytes), kMinGulp, kGulpFloor);
+    gulp_ds_ = std::clamp<std::size_t>(std::min(by_output, by_rows), floor, 1u << 18);
     if (options.input_samples > 0) {
       gulp_ds_ = std::min<std::size_t>(gulp_ds_, static_cast<std::size_t>((options.input_samples + D_ - 1) / D_));
     }
   }
-  // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two more.
   // Rows hold the history plus `span_` samples; consumed samples are dropped (a memmove of the
   // history) only when the next gulp does not fit, so at most one sample moves per new sample.
+  // Padding past the data: the last kernel step reads up to a step beyond, its prefetches two
+  // more. Past a row's own data that is the next row, whose values reach only output samples
+  // that are not stored (as the stale samples past the data do), so only the last row needs
+  // the padding, after it. Rows of a page or more keep theirs each (and the strides the
+  // kernels were tuned with); without this, 4,194,304 channels of 3 samples took 6.2 GiB of
+  // rows, 256 times the data (QA pass 20).
   span_ = std::max(gulp_ds_, hist_);
-  row_len_ = hist_ + span_ + 3 * kMaxStepSamples;
+  const std::size_t own_pad = (hist_ + span_) * elem_bytes_ >= kPaddedRowBytes ? 3 * kMaxStepSamples : 0;
+  row_len_ = hist_ + span_ + own_pad;
   const std::size_t B = kernel_.dm_block;
   const std::size_t padded_dms = (ndms_ + B - 1) / B * B;
   if (static_cast<double>(nrows_) * static_cast<double>(row_len_) >= 4294967295.0) {
@@ -222,7 +241,7 @@ CpuDedisperser::CpuDedisperser(const DedispPlan& plan, const DedispOptions& opti
                             "32-bit row offsets address; use a smaller gulp or fewer DMs per range",
                             nrows_, row_len_));
   }
-  rows_words_ = (nrows_ * row_len_ * elem_bytes_ + 3) / 4;
+  rows_words_ = ((nrows_ * row_len_ + 3 * kMaxStepSamples) * elem_bytes_ + 3) / 4;
   offsets_.resize(padded_dms * nrows_);
   for (std::size_t i = 0; i < padded_dms; ++i) {
     const std::size_t src = std::min(i, ndms_ - 1);  // padding DMs repeat the last one

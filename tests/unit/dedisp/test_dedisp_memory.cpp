@@ -46,3 +46,27 @@ TEST_CASE("dedisp cpu: host_bytes is the same before and after the first push, a
   CHECK(dd->host_bytes() == before);
   test::check_against_reference(plan, packed, s.nin, got);
 }
+
+TEST_CASE("dedisp cpu: memory in proportion to the data for millions of channels") {
+  // 4,194,304 channels (QA pass 20): every row was padded by 768 samples past its data, 6.2 GiB
+  // for 3 samples of 1-bit data (1.5 MiB); and the gulp was at least 4096 samples, 32 GiB of rows
+  // for a long input. Now the rows hold the data with one padding after the last, and the gulp
+  // shrinks to keep the rows near 256 MiB.
+  constexpr std::size_t kChans = std::size_t{1} << 22;
+  DedispProblem p;
+  p.input = test::make_band(static_cast<int>(kChans), 1, 1500.0, -1e-4, 80e-6, false);
+  p.dms = {0.0};
+  const DedispPlan plan = make_dedisp_plan(p);
+  // The delay table, each DM's row offsets (4 B a channel each) and a MiB for the rest.
+  const std::size_t fixed = kChans * 8 + (std::size_t{1} << 20);
+  DedispOptions three;
+  three.input_samples = 3;
+  const auto short_dd = cpu::make_dedisperser(plan, three);
+  CHECK(short_dd->gulp_samples() == 3);
+  CHECK(short_dd->host_bytes() <= fixed + kChans * 3 * sizeof(std::uint16_t));
+  DedispOptions hour;
+  hour.input_samples = 45000000;
+  const auto long_dd = cpu::make_dedisperser(plan, hour);
+  CHECK(long_dd->gulp_samples() <= 64);
+  CHECK(long_dd->host_bytes() <= fixed + kChans * 64 * sizeof(std::uint16_t));
+}
