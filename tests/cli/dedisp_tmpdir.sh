@@ -6,8 +6,9 @@
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
 skip_under_asan "the spool spills to its file only under a memory limit (ulimit -v)"
 
-"$bin/fake-pulsar" -q -nchans 64 -nbits 8 -tsamp 64 -nsamples 200000 -seed 1 -o s.fil
-# 101 records of 200000 x 4 B (81 MB) are more than the spool may keep in memory under 400 MB.
+"$bin/fake-pulsar" -q -nchans 64 -nbits 8 -tsamp 64 -nsamples 400000 -seed 1 -o s.fil
+# 101 records of 400000 x 4 B (162 MB) are more than twice what the spool may keep in memory
+# under 400 MB (about 70 MiB).
 spooled() {
   bash -c "$(address_limit 400000) && '$bin/dedisp' -q --device cpu s.fil --dm 0:100:1 --format tim-stream $* -o x.tims"
 }
@@ -19,5 +20,5 @@ expect_exit 1 "dedisp: error: $tmp/none: cannot hold temporary files (No such fi
 expect_exit 1 "dedisp: error: s.fil: cannot hold temporary files (not a directory)" spooled --tmpdir s.fil
 mkdir spool
 spooled --tmpdir spool
-check "the run spooled to --tmpdir spool: $(ls -l x.tims)" test "$(stat -c %s x.tims)" -gt 80000000
+check "the run spooled to --tmpdir spool: $(ls -l x.tims)" test "$(stat -c %s x.tims)" -gt 160000000
 exit $fail
