@@ -355,7 +355,11 @@ TEST_CASE("accel cuda: hits equal the CPU backend's (isolated and accelerated si
     const auto scale = random_scale(seed + static_cast<std::uint64_t>(c.numharm), 0, 4000, p.rk_end);
     const auto want = cpu_hits(p, x, scale.view());
     const int matched = compare_hits(p, gpu_hits(p, x, c.config, scale.view()), want, 3e-4F);
-    CHECK(matched > 100);
+    // Enough hits that the comparison means something. The CPU backend's hit counts over 300
+    // seeds (2026-11-29): 1 harmonic min 63, 1% below 114, median 310 (the random scale of the
+    // pulsar's block moves them; "> 100" failed for one seed on the H200, 88 hits, all matched);
+    // 2 harmonics min 621, 8 1351, 16 4113, 32 3059 (interbinning, 200 seeds: 5285).
+    CHECK(matched > (c.numharm == 1 ? 40 : 400));
     // The accelerated pulsar is found at the highest stage, at its r and z.
     bool accelerated = false;
     for (const auto& h : want) {
