@@ -246,7 +246,22 @@ void parse(CLI::App& app, std::vector<std::string> args) {
   // string (`fake $DEFAULTS -nbits 8`). Options of many values (--set, --psr, inputs) keep all.
   std::vector<CLI::Option*> single;
   single_value_options(app, single);
-  for (CLI::Option* opt : single) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  for (CLI::Option* opt : single) {
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    // Only the value used is checked: one given before it is dropped unchecked, as SIGPROC and
+    // PRESTO drop it (`-d nan -d 5` is -d 5). CLI11 checks every value with a validator of
+    // index -1; under TakeLast the values before the last have negative indices.
+    if (opt->get_type_size_max() != 1) continue;
+    for (int i = 0;; ++i) {
+      CLI::Validator* v = nullptr;
+      try {
+        v = opt->get_validator(i);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+      if (v->get_application_index() == -1) v->application_index(0);
+    }
+  }
   try {
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     app.parse(args);

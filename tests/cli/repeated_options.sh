@@ -4,7 +4,8 @@
 # SIGPROC's fake/dedisperse and PRESTO's clig parsers do (QA pass 20, finding 10: every tool
 # refused it, "--tsamp given 2 times: it takes one value; give it once", so scripts that append
 # overrides to a default option string, `fake $DEFAULTS -nbits 8`, failed). Options of many
-# values (header --set, fake-pulsar --psr) keep every one; -q keeps the warning quiet.
+# values (header --set, fake-pulsar --psr) keep every one; -q keeps the warning quiet; a value
+# given before the last is not checked.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar header dedisp accelsearch ppf tune
 
 defaults="-nchans 32 -fch1 1500 -foff -1 -nbits 4 -tsamp 256 -nsamples 40000 -period 5 -dm 30 -snrpeak 1 -seed 2"
@@ -27,6 +28,14 @@ check "dedisp -d 30 -d 40 is -d 40: $(cat dd.err)" cmp -s last.tim once.tim
 check "dedisp's warning: $(cat dd.err)" grep -qx \
   "dedisp: warning: -d given 3 times; the last (40) is used, as SIGPROC and PRESTO do" \
   <("$bin/dedisp" f.fil -d 20 -d 30 -d40 -o x.tim 2>&1)
+# Only the value used is checked: one before it is dropped, as SIGPROC and PRESTO drop it.
+"$bin/dedisp" -q f.fil -d nan -d 40 -o dropped.tim
+check "dedisp -d nan -d 40 is -d 40" cmp -s dropped.tim once.tim
+expect_exit 2 "dedisp: error: -d: nan is not a finite number" "$bin/dedisp" f.fil -d 40 -d nan -o x2.tim
+check "the refusal gives no warning: $(cat err.txt)" sh -c "! grep -q warning err.txt"
+"$bin/fake-pulsar" -q -nchans 8 -nsamples 100 -seed -1 -seed 5 -o s5.fil
+"$bin/fake-pulsar" -q -nchans 8 -nsamples 100 -seed 5 -o s5b.fil
+check "fake-pulsar -seed -1 -seed 5 is -seed 5" cmp -s s5.fil s5b.fil
 
 "$bin/dedisp" -q f.fil -d 30 -o m.tim
 "$bin/accelsearch" -zmax 10 -numharm 1 -zmax 0 m.tim 2>acc.err
