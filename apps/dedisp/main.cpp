@@ -556,7 +556,15 @@ HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vec
   m.parts.push_back({"dedisperser", dedisperser, plans.size() > 1 ? "the ranges' kernel lines" : "the kernel line's"});
   m.parts.push_back(
       {"input", input, o.zero_dm ? "two gulps read ahead and the zero-DM filter's floats" : "two gulps read ahead"});
-  m.parts.push_back({"DM plan", tables, "the delay tables: 4 B a DM and channel"});
+  // The channel frequencies and kept channels of each range's plan and of the input (9 B a
+  // channel each): only millions of channels make them count (4,194,304: 36 MiB each).
+  std::size_t channel_tables = 0;
+  for (const DedispPlan& p : plans) {
+    channel_tables += p.problem.input.chan_freq_mhz.size() * sizeof(double) + p.problem.keep.size();
+  }
+  channel_tables += channel_tables / std::max<std::size_t>(plans.size(), 1);
+  m.parts.push_back({"DM plan", tables + channel_tables,
+                     "the delay tables: 4 B a DM and channel; the channel frequencies: 9 B a channel a range"});
   std::string what = out.what;
   if (chains > 0) what += "; per DM: the baseline's, 8/16-bit scaling's or mean's samples";
   m.parts.push_back({"outputs", out.bytes + chains, what});
@@ -674,7 +682,8 @@ int run(int argc, char** argv) {
   const std::uint64_t limit = o.nsamps > 0 ? o.nsamps : UINT64_MAX;
 
   // Plans: the dedisperser sees float32 input after the zero-DM filter.
-  DedispInput dd_input = input;
+  const bool input_signed = input.is_signed;  // the file's, which the zero-DM filter reads
+  DedispInput dd_input = std::move(input);    // no second copy of the channel frequencies
   if (o.zero_dm) {
     dd_input.nbits = 32;
     dd_input.is_signed = false;
@@ -888,7 +897,7 @@ int run(int argc, char** argv) {
       nread += n;
       const std::uint8_t* data = chunk.data;
       if (o.zero_dm) {
-        zero_dm_filter(data, n, h.nchans, h.nbits, input.is_signed, keep, zbuf.data());
+        zero_dm_filter(data, n, h.nchans, h.nbits, input_signed, keep, zbuf.data());
         data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
       }
       for (std::size_t r = 0; r < dds.size(); ++r) {

@@ -130,12 +130,15 @@ class CpuDedisperser final : public Dedisperser {
   DedispBlock flush() override;
   [[nodiscard]] std::string describe() const override;
   // What the dedisperser holds once it runs: rows, offsets, output block, its copy of the plan
-  // (the delay table: 4 B per DM and channel) and the two-stage path's buffers. The rows and the
-  // output block are made at the first push, so a caller can check this before any large allocation.
+  // (the delay table: 4 B per DM and channel; the channel frequencies and kept channels: 13 B a
+  // channel, which only millions of channels make count) and the two-stage path's buffers. The
+  // rows and the output block are made at the first push, so a caller can check this before any
+  // large allocation.
   [[nodiscard]] std::size_t host_bytes() const noexcept override {
     return rows_words_ * sizeof(std::uint32_t) + offsets_.size() * sizeof(std::uint32_t) +
            ndms_ * out_stride_ * sizeof(float) + plan_.delays.size() * sizeof(std::int32_t) +
-           (stage1_ ? stage1_->host_bytes(nthreads()) : 0);
+           plan_.problem.input.chan_freq_mhz.size() * sizeof(double) + plan_.problem.keep.size() +
+           kept_.size() * sizeof(int) + (stage1_ ? stage1_->host_bytes(nthreads()) : 0);
   }
 
  private:

@@ -57,8 +57,9 @@ TEST_CASE("dedisp cpu: memory in proportion to the data for millions of channels
   p.input = test::make_band(static_cast<int>(kChans), 1, 1500.0, -1e-4, 80e-6, false);
   p.dms = {0.0};
   const DedispPlan plan = make_dedisp_plan(p);
-  // The delay table, each DM's row offsets (4 B a channel each) and a MiB for the rest.
-  const std::size_t fixed = kChans * 8 + (std::size_t{1} << 20);
+  // The per-channel tables (the delay table, the row offsets and kept channels: 4 B a channel
+  // each; the channel frequencies: 8 B) and a MiB for the rest.
+  const std::size_t fixed = kChans * 20 + (std::size_t{1} << 20);
   DedispOptions three;
   three.input_samples = 3;
   const auto short_dd = cpu::make_dedisperser(plan, three);
