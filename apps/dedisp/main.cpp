@@ -224,7 +224,7 @@ void add_options(CLI::App& app, Options& o) {
       ->group(dev);
   app.add_option("--cpu-config", o.cpu_config,
                  "CPU kernel settings: isa=avx512|avx2|generic,dm_block=1|4|8|16,dm_tile=N,time_tile=N,chan_block=N,"
-                 "subbands=auto|on|off,sub_chunk=N")
+                 "subbands=auto|on|off,sub_chunk=N,sub_block=N")
       ->group(dev);
   app.add_option("--gpu-config", o.gpu_config,
                  "GPU kernel settings key=value,... (see -v for the current ones); they override the tuned ones")

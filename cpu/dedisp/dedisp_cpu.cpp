@@ -72,6 +72,7 @@ struct CpuConfig {
   std::size_t chan_block = 64;
   std::string subbands = "auto";  // two-stage path: auto, on (whenever the input is integer), off
   std::size_t sub_chunk = 0;      // stage-1 samples per staging block; 0: from the cache size
+  std::size_t sub_block = 0;      // stage-1 kept channels staged at once, whole subbands; 0: within 16 MiB
 };
 
 CpuConfig parse_cpu_config(const std::map<std::string, std::string>& config) {
@@ -96,10 +97,12 @@ CpuConfig parse_cpu_config(const std::map<std::string, std::string>& config) {
       c.subbands = value;
     } else if (key == "sub_chunk") {
       c.sub_chunk = parse_size(key, value);
+    } else if (key == "sub_block") {
+      c.sub_block = parse_size(key, value);
     } else {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--cpu-config: unknown key '{}' (known: isa, dm_block, dm_tile, time_tile, chan_block, "
-                              "subbands, sub_chunk)",
+                              "subbands, sub_chunk, sub_block)",
                               key));
     }
   }
@@ -301,7 +304,7 @@ void CpuDedisperser::choose_path() {
   fmt_in.bytes_per_sample = in.bytes_per_sample();
   fmt_in.downsample = D_;
   fmt_in.kept = &kept_;
-  stage1_ = std::make_unique<SubbandStage>(fmt_in, std::move(split), elem_bytes_, isa_, cfg_.sub_chunk);
+  stage1_ = std::make_unique<SubbandStage>(fmt_in, std::move(split), elem_bytes_, isa_, cfg_.sub_chunk, cfg_.sub_block);
 }
 
 // Row elements and lane groups for rows of at most `max_row_value` (0 for float input);
@@ -484,8 +487,9 @@ std::string CpuDedisperser::describe() const {
     for (std::size_t g = 0; g < sp.nsub(); ++g) widest = std::max(widest, sp.first[g + 1] - sp.first[g]);
     path = fmt::format(
         "two stages: {} channels into {} subbands of up to {} channels (delays within them up to {} samples, "
-        "unpacked and summed {} samples at a time), then the subbands per DM",
-        nk_, sp.nsub(), widest, sp.max_chan_delay, stage1_->chunk());
+        "unpacked and summed {} samples at a time{}), then the subbands per DM",
+        nk_, sp.nsub(), widest, sp.max_chan_delay, stage1_->chunk(),
+        stage1_->blocks() > 1 ? fmt::format(", in {} blocks of subbands", stage1_->blocks()) : std::string());
   }
   return fmt::format(
       "cpu kernel: {}; isa {} ({}), {}, {} rows per lane group, {} DMs x {} samples per register block; "

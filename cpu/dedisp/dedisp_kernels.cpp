@@ -189,7 +189,7 @@ template <class RI, class RO, int VB>
       OV acc = {};
       for (std::size_t k = k0; k < k1; ++k) {
         IV x;
-        __builtin_memcpy(&x, rows + k * a.row_len + a.shift[k] + t, sizeof(x));
+        __builtin_memcpy(&x, rows + (k - a.first_row) * a.row_len + a.shift[k] + t, sizeof(x));
         if constexpr (std::is_same_v<RI, RO>) {
           acc += x;
         } else {
@@ -200,7 +200,9 @@ template <class RI, class RO, int VB>
     }
     for (; t < a.n; ++t) {
       RO acc = 0;
-      for (std::size_t k = k0; k < k1; ++k) acc = static_cast<RO>(acc + rows[k * a.row_len + a.shift[k] + t]);
+      for (std::size_t k = k0; k < k1; ++k) {
+        acc = static_cast<RO>(acc + rows[(k - a.first_row) * a.row_len + a.shift[k] + t]);
+      }
       out[t] = acc;
     }
   }

@@ -60,11 +60,12 @@ KernelVariant kernel_for(RowType type, std::string_view isa, std::size_t dm_bloc
 
 /// Stage 1 of the two-stage (subband) path, on unsigned integer rows:
 /// out[g * out_row_len + t] = sum over the rows k of subband g (first[g] <= k < first[g + 1]) of
-/// rows[k * row_len + shift[k] + t], for t < n. The caller makes sure that the sums fit.
+/// rows[(k - first_row) * row_len + shift[k] + t], for t < n. The caller makes sure that the sums fit.
 struct SubbandSumArgs {
-  const void* rows = nullptr;  ///< channel rows (uint8, uint16 or uint32)
+  const void* rows = nullptr;  ///< channel rows (uint8, uint16 or uint32) first_row, first_row + 1, ...
   std::size_t row_len = 0;
-  const std::size_t* first = nullptr;  ///< nsub + 1 row indices
+  std::size_t first_row = 0;           ///< the channel (kept index) of rows' first row
+  const std::size_t* first = nullptr;  ///< nsub + 1 kept-channel indices
   std::size_t nsub = 0;
   const std::uint32_t* shift = nullptr;  ///< per row: its delay within its subband
   void* out = nullptr;                   ///< nsub rows (uint16 or uint32)

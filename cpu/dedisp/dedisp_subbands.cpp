@@ -2,6 +2,7 @@
 #include "dedisp_subbands.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "fastpsr/error.hpp"
@@ -75,10 +76,13 @@ namespace {
 // and the sum.
 constexpr std::size_t kStagingBytes = std::size_t{256} << 10;
 constexpr std::size_t kChunkAlign = 64;  // the unpack's time block
+// Staging rows per thread at most, where the chunk cannot shrink further (millions of channels:
+// 4,194,304 took 384 MiB a thread), by staging blocks of subbands one after the other.
+constexpr std::size_t kMaxStagingBytes = std::size_t{16} << 20;
 }  // namespace
 
 SubbandStage::SubbandStage(const InputFormat& in, SubbandSplit split, std::size_t elem_bytes, std::string_view isa,
-                           std::size_t chunk)
+                           std::size_t chunk, std::size_t block_channels)
     : in_(in),
       split_(std::move(split)),
       elem_bytes_(elem_bytes),
@@ -96,6 +100,26 @@ SubbandStage::SubbandStage(const InputFormat& in, SubbandSplit split, std::size_
   }
   chunk_ = std::max(kChunkAlign, (chunk + kChunkAlign - 1) / kChunkAlign * kChunkAlign);
   carry_.resize(split_.max_chan_delay * spb_);
+  // Blocks of whole subbands of at most block_channels kept channels (a wider subband alone).
+  const std::size_t row_bytes = staging_row_len() * stage_bytes_;
+  const std::size_t limit =
+      block_channels > 0 ? block_channels : std::max<std::size_t>(1, kMaxStagingBytes / row_bytes);
+  const std::size_t nsub = split_.nsub();
+  blocks_.push_back(0);
+  for (std::size_t g = 0; g < nsub; ++g) {
+    if (g > blocks_.back() && split_.first[g + 1] - split_.first[blocks_.back()] > limit) blocks_.push_back(g);
+  }
+  blocks_.push_back(nsub);
+  for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+    staging_rows_ = std::max(staging_rows_, split_.first[blocks_[b + 1]] - split_.first[blocks_[b]]);
+  }
+  if (blocks_.size() > 2) {
+    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+      const auto from = static_cast<std::ptrdiff_t>(split_.first[blocks_[b]]);
+      const auto to = static_cast<std::ptrdiff_t>(split_.first[blocks_[b + 1]]);
+      block_kept_.emplace_back(in_.kept->begin() + from, in_.kept->begin() + to);
+    }
+  }
 }
 
 std::size_t SubbandStage::completes(std::size_t n_ds) const noexcept {
@@ -105,10 +129,11 @@ std::size_t SubbandStage::completes(std::size_t n_ds) const noexcept {
 }
 
 std::size_t SubbandStage::host_bytes(int threads) const noexcept {
-  const std::size_t staging = in_.kept->size() * (chunk_ + split_.max_chan_delay + 32) * stage_bytes_;
+  const std::size_t staging = staging_rows_ * staging_row_len() * stage_bytes_;
   const std::size_t temp = (chunk_ + split_.max_chan_delay) * spb_;
-  const std::size_t tables =
-      split_.dm_delay.size() * sizeof(std::int32_t) + split_.chan_delay.size() * sizeof(std::uint32_t);
+  std::size_t tables = split_.dm_delay.size() * sizeof(std::int32_t) +
+                       split_.chan_delay.size() * sizeof(std::uint32_t) + split_.first.size() * sizeof(std::size_t);
+  for (const auto& kept : block_kept_) tables += kept.size() * sizeof(int);
   return tables + carry_.size() + static_cast<std::size_t>(std::max(threads, 1)) * (staging + temp);
 }
 
@@ -136,20 +161,27 @@ void SubbandStage::run_chunk(const std::uint8_t* packed, std::size_t a, std::siz
     }
     src = temp.data();
   }
-  const std::size_t row_len = chunk_ + split_.max_chan_delay + 32;  // + 32: no power-of-two row stride
+  const std::size_t row_len = staging_row_len();
   std::vector<std::uint32_t>& staging = scratch.rows;
-  staging.resize((in_.kept->size() * row_len * stage_bytes_ + 3) / 4);
-  append_rows(in_, src, need, RowsTarget{staging.data(), row_len, stage_bytes_, false}, 0, nullptr);
-  SubbandSumArgs s;
-  s.rows = staging.data();
-  s.row_len = row_len;
-  s.first = split_.first.data();
-  s.nsub = split_.nsub();
-  s.shift = split_.chan_delay.data();
-  s.out = static_cast<std::uint8_t*>(dst.rows) + (pos + a) * elem_bytes_;
-  s.out_row_len = dst.row_len;
-  s.n = b - a;
-  sum_(s);
+  staging.resize((staging_rows_ * row_len * stage_bytes_ + 3) / 4);
+  for (std::size_t block = 0; block + 1 < blocks_.size(); ++block) {
+    const std::size_t g0 = blocks_[block];
+    const std::size_t g1 = blocks_[block + 1];
+    InputFormat in = in_;
+    if (!block_kept_.empty()) in.kept = &block_kept_[block];
+    append_rows(in, src, need, RowsTarget{staging.data(), row_len, stage_bytes_, false}, 0, nullptr);
+    SubbandSumArgs s;
+    s.rows = staging.data();
+    s.row_len = row_len;
+    s.first_row = split_.first[g0];
+    s.first = split_.first.data() + g0;
+    s.nsub = g1 - g0;
+    s.shift = split_.chan_delay.data();
+    s.out = static_cast<std::uint8_t*>(dst.rows) + (g0 * dst.row_len + pos + a) * elem_bytes_;
+    s.out_row_len = dst.row_len;
+    s.n = b - a;
+    sum_(s);
+  }
 }
 
 std::size_t SubbandStage::append(const std::uint8_t* packed, std::size_t n_ds, const RowsTarget& dst, std::size_t pos,

@@ -37,12 +37,16 @@ SubbandSplit find_subband_split(const DedispPlan& plan, const std::vector<int>& 
 /// of the stage-2 kernel. The last max_chan_delay samples' packed spectra are carried to the
 /// next call. Each thread unpacks a chunk of time of all channels into its own staging rows
 /// (sized for L2), then sums them into the subband rows, so the channel rows never reach memory.
+/// Where all channels' staging rows would pass 16 MiB (millions of channels), a thread unpacks
+/// and sums them a block of whole subbands at a time.
 class SubbandStage {
  public:
   /// `in.kept` must outlive the stage. elem_bytes: 2 or 4, the subband rows' element (the sums
   /// of a subband must fit it). chunk: subband samples per staging block (0: from the cache size).
+  /// block_channels: kept channels staged at once, in whole subbands (at least one subband; 0:
+  /// all that fit 16 MiB of staging rows).
   SubbandStage(const InputFormat& in, SubbandSplit split, std::size_t elem_bytes, std::string_view isa,
-               std::size_t chunk);
+               std::size_t chunk, std::size_t block_channels = 0);
 
   /// Subband samples that appending n_ds more downsampled samples completes.
   [[nodiscard]] std::size_t completes(std::size_t n_ds) const noexcept;
@@ -56,6 +60,8 @@ class SubbandStage {
   /// Downsampled channel samples appended so far.
   [[nodiscard]] std::uint64_t channel_samples() const noexcept { return nchan_; }
   [[nodiscard]] std::size_t chunk() const noexcept { return chunk_; }
+  /// Blocks of subbands staged at once (1: all channels at once).
+  [[nodiscard]] std::size_t blocks() const noexcept { return blocks_.size() - 1; }
   [[nodiscard]] std::size_t host_bytes(int threads) const noexcept;
 
  private:
@@ -65,6 +71,8 @@ class SubbandStage {
   };
   void run_chunk(const std::uint8_t* packed, std::size_t a, std::size_t b, const RowsTarget& dst, std::size_t pos,
                  Scratch& scratch) const;
+  // Staging row: a chunk and the delays within a subband; + 32: no power-of-two row stride.
+  [[nodiscard]] std::size_t staging_row_len() const noexcept { return chunk_ + split_.max_chan_delay + 32; }
 
   InputFormat in_;
   SubbandSplit split_;
@@ -78,6 +86,9 @@ class SubbandStage {
   std::uint64_t nchan_ = 0;          // downsampled channel samples appended
   std::uint64_t nsub_done_ = 0;      // subband samples written
   std::vector<Scratch> scratch_;
+  std::vector<std::size_t> blocks_;           // block b: subbands [blocks_[b], blocks_[b + 1])
+  std::vector<std::vector<int>> block_kept_;  // with several blocks: each one's kept channels
+  std::size_t staging_rows_ = 0;              // channels of the largest block
 };
 
 }  // namespace fastpsr::cpu::dedisp_detail

@@ -121,7 +121,8 @@ struct DedispOptions {
   /// Tools turn it on (off with --no-tuning); off by default so tests and benchmarks run as told.
   bool use_tuning = false;
   /// --cpu-config key=value (CPU backend): isa=avx512|avx2|generic, dm_block=1|4|8|16, dm_tile, time_tile,
-  /// chan_block, subbands=auto|on|off (exact two-stage sum where the delays split), sub_chunk.
+  /// chan_block, subbands=auto|on|off (exact two-stage sum where the delays split), sub_chunk,
+  /// sub_block.
   std::map<std::string, std::string> cpu_config;
   int threads = 0;  ///< CPU threads; 0 = OpenMP default
 };

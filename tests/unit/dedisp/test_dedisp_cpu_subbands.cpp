@@ -110,6 +110,7 @@ TEST_CASE("dedisp cpu two-stage: prepsubband -nsub plans equal the reference, ev
         opt.gulp_samples = 1 + rng() % 500;
         opt.cpu_config["isa"] = isa;
         opt.cpu_config["sub_chunk"] = std::to_string(1 + rng() % 200);
+        if (rng() % 2 == 0) opt.cpu_config["sub_block"] = std::to_string(1 + rng() % 64);  // staged in blocks
         if (s.nsub == s.nchans) opt.cpu_config["subbands"] = "on";
         auto dd = cpu::make_dedisperser(plan, opt);
         INFO("nchans " << s.nchans << ", nsub " << s.nsub << ", nbits " << s.nbits
@@ -138,6 +139,7 @@ TEST_CASE("dedisp cpu two-stage: forced on every reference shape (downsampling, 
     opt.gulp_samples = 1 + rng() % 700;
     opt.cpu_config["subbands"] = "on";
     opt.cpu_config["sub_chunk"] = std::to_string(1 + rng() % 300);
+    if (rng() % 2 == 0) opt.cpu_config["sub_block"] = std::to_string(1 + rng() % 64);  // staged in blocks
     auto dd = cpu::make_dedisperser(plan, opt);
     INFO(dd->describe());
     CHECK(is_two_stage(*dd) == (s.nbits != 32));  // float input is always summed directly
@@ -167,8 +169,15 @@ TEST_CASE("dedisp cpu two-stage: output does not depend on the gulp, the chunk o
       opt.gulp_samples = gulp;
       opt.threads = gulp < 64 ? 1 : 2;  // one OpenMP region per push: keep the tiny pushes cheap
       opt.cpu_config["sub_chunk"] = chunk;
+      // Odd gulps: stage 1 in blocks of subbands (sub_block 2, 6 or 14 channels: one subband of
+      // 8 or 16, where two merged, a block); even ones all channels at once.
+      const std::string block = std::to_string(1 + gulp % 40);
+      if (gulp % 2 == 1) opt.cpu_config["sub_block"] = block;
+      CAPTURE(block);
       auto dd = cpu::make_dedisperser(plan, opt);
       REQUIRE(is_two_stage(*dd));
+      INFO(dd->describe());
+      CHECK((dd->describe().find("blocks of subbands") != std::string::npos) == (gulp % 2 == 1));
       const auto got = test::run_streaming(*dd, packed, nin, {gulp});
       CHECK(got.in_order);
       REQUIRE(got.data.size() == ref.data.size());
@@ -193,6 +202,9 @@ TEST_CASE("dedisp cpu two-stage: auto takes it only where it saves adds, bad val
   DedispOptions zero;
   zero.cpu_config["sub_chunk"] = "0";
   CHECK_THROWS_AS(cpu::make_dedisperser(many, zero), Error);
+  DedispOptions zero_block;
+  zero_block.cpu_config["sub_block"] = "0";
+  CHECK_THROWS_AS(cpu::make_dedisperser(many, zero_block), Error);
 }
 
 TEST_CASE("dedisp cpu two-stage: the subband split equals its definition (nsub plans, per-channel plans, limits)") {

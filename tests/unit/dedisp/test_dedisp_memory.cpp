@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "fastpsr/cpu/dedisp_cpu.hpp"
 #include "fastpsr/dedisp.hpp"
@@ -70,4 +71,28 @@ TEST_CASE("dedisp cpu: memory in proportion to the data for millions of channels
   const auto long_dd = cpu::make_dedisperser(plan, hour);
   CHECK(long_dd->gulp_samples() <= 64);
   CHECK(long_dd->host_bytes() <= fixed + kChans * 64 * sizeof(std::uint16_t));
+}
+
+TEST_CASE("dedisp cpu: the two-stage path stages millions of channels in blocks") {
+  // 4,194,304 channels, 11 DMs: the two-stage path (65 subbands). Each thread staged the rows
+  // of every channel for a chunk of 64 samples and the within-subband delays, 384 MiB a thread
+  // (QA pass 20); now blocks of subbands of at most 16 MiB of staging rows.
+  constexpr std::size_t kChans = std::size_t{1} << 22;
+  DedispProblem p;
+  p.input = test::make_band(static_cast<int>(kChans), 1, 1500.0, -1e-4, 80e-6, false);
+  for (int i = 0; i <= 10; ++i) p.dms.push_back(0.002 * i);
+  const DedispPlan plan = make_dedisp_plan(p);
+  DedispOptions o;
+  o.threads = 2;
+  o.input_samples = 256;
+  const auto dd = cpu::make_dedisperser(plan, o);
+  INFO(dd->describe());
+  REQUIRE(dd->describe().find("two stages") != std::string::npos);
+  CHECK(dd->describe().find("blocks of subbands") != std::string::npos);
+  // The delay table's copy, the per-channel tables (frequencies 8 B; kept channels, their copy in
+  // blocks, delays within subbands: 4 B each), per thread 16 MiB of staging rows and a chunk's
+  // packed spectra (64 of 512 KiB), and 16 MiB for the rest.
+  const std::size_t per_thread = (std::size_t{16} << 20) + 64 * kChans / 8;
+  CHECK(dd->host_bytes() <=
+        plan.delays.size() * sizeof(std::int32_t) + kChans * 20 + 2 * per_thread + (std::size_t{16} << 20));
 }
