@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -55,13 +56,39 @@ std::string command_from_environment() {
   return plain ? name : std::string();
 }
 
+// The line the handler below writes for SIGINT, SIGTERM and SIGHUP, made before it is installed
+// (a handler may only write(2) it). On a terminal it starts with a newline, which ends a progress
+// line. An interrupted run otherwise ended with no word (QA pass 21).
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
+char g_signal_line[3][256];
+std::size_t g_signal_length[3] = {};
+
+void make_signal_lines() {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  const char* const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string line =
+        fmt::format("{}{}: stopped by {}; unfinished outputs removed\n", terminal ? "\n" : "", g_prefix, names[i]);
+    const std::size_t n = std::min(line.size(), sizeof(g_signal_line[i]) - 1);
+    std::copy_n(line.data(), n, g_signal_line[i]);
+    if (n < line.size()) g_signal_line[i][n - 1] = '\n';  // a very long command name, cut
+    g_signal_length[i] = n;
+  }
+}
+
 // SIGINT, SIGTERM, SIGHUP: removes the temporary outputs still open (an interrupted run would
-// leave thousands of hidden .NAME.tmp.PID.SERIAL files), then dies of the signal so that the
-// shell sees 128+N. Async-signal-safe: atomics, unlink(2), sigaction, raise, pthread_sigmask.
+// leave thousands of hidden .NAME.tmp.PID.SERIAL files), says so, then dies of the signal so that
+// the shell sees 128+N. Async-signal-safe: atomics, unlink(2), write(2), sigaction, raise,
+// pthread_sigmask.
 void remove_temporaries_and_die(int sig) {
   if (!temp_files::remove_all_for_exit()) {
     // Another thread's handler is sweeping and ends the process when done: wait for that.
     for (;;) ::pause();
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (kHandledSignals[i] == sig && g_signal_length[i] > 0) {
+      [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, g_signal_line[i], g_signal_length[i]);
+    }
   }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -91,6 +118,7 @@ std::string out_of_memory_message() {
 }
 
 void install_signal_cleanup() {
+  make_signal_lines();
   struct sigaction sa {};
   sa.sa_handler = remove_temporaries_and_die;
   // While one of them is handled, the others wait on this thread (another thread may still take

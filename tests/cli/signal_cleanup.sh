@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# A run ended by SIGINT, SIGTERM or SIGHUP removes its temporary outputs (.NAME.tmp.PID.SERIAL)
-# and dies of the signal (the shell sees 128+N), leaving no file under the final name: fake-pulsar
-# writing one long file, dedisp writing 2000 .dat/.inf pairs from several threads. A signal that
-# was ignored when the tool started (nohup) stays ignored.
+# A run ended by SIGINT, SIGTERM or SIGHUP removes its temporary outputs (.NAME.tmp.PID.SERIAL),
+# says so on stderr and dies of the signal (the shell sees 128+N), leaving no file under the final
+# name: fake-pulsar writing one long file, dedisp writing 2000 .dat/.inf pairs from several
+# threads. A signal that was ignored when the tool started (nohup) stays ignored.
 set -u
 bin=${FASTPSR_BIN:?}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fastpsr-cli-XXXXXX")
@@ -38,6 +38,8 @@ signal_and_check() {
   local rc=$?
   pid=
   [ "$rc" -eq "$code" ] || fail "SIG$sig: exit status $rc, expected $code; stderr: $(cat "$tmp/err")"
+  grep -q ": stopped by SIG$sig; unfinished outputs removed\$" "$tmp/err" ||
+    fail "SIG$sig: no line saying so on stderr: $(cat "$tmp/err")"
   [ "$(temporaries)" -eq 0 ] || fail "SIG$sig left $(temporaries) temporaries: $(find . -name '.*.tmp.*' | head -3)"
   local f
   for f in "$@"; do
