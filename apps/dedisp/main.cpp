@@ -362,6 +362,20 @@ std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
                     "use --format tim-stream (every DM, one record each) or fil",
                     f == OutputFormat::dat ? "--format dat" : "--format tim with several DMs"));
   }
+  if (root && !o.output.empty()) {
+    // A root names files beside it: one that is a device or FIFO (`-o /dev/null` to time a run)
+    // would make /dev/null_DM12.50.dat in /dev (QA pass 21).
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(o.output, ec);
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+        !std::filesystem::is_directory(st)) {
+      usage_error(fmt::format(
+          "-o {}: is not a regular file (a device, FIFO or socket), but {} names a file per DM "
+          "from it ({}_DM<dm>.dat); to discard the output, write one stream to it: "
+          "--format tim-stream -o {}",
+          o.output, f == OutputFormat::dat ? "--format dat" : "--format tim with several DMs", o.output, o.output));
+    }
+  }
   if (!o.output.empty()) return o.output;
   if (!root) return "-";
   if (o.input == "-") usage_error("reading stdin, the output root must be given with -o");

@@ -58,4 +58,14 @@ expect_exit 0 "dedisp: warning: -d given 2 times; the last (6) is used" "$bin/de
 "$bin/dedisp" -q -d 6 ok.fil --device cpu -o out/d.tim
 check "-d 5 -d 6 is -d 6" cmp out/c.tim out/d.tim
 
+# A dat root that is a device or FIFO (QA pass 21: `-o /dev/null` wrote /dev/null_DM5.00.dat into
+# /dev) is a usage error; one stream into it is fine.
+mkfifo pipe.fifo
+expect_exit 2 "dedisp: error: -o pipe.fifo: is not a regular file" "$bin/dedisp" ok.fil --device cpu -d 5 -o pipe.fifo
+check "nothing named from the FIFO" test -z "$(ls pipe.fifo_* 2>/dev/null)"
+expect_exit 2 "to discard the output, write one stream to it: --format tim-stream -o /dev/null" \
+  "$bin/dedisp" ok.fil --device cpu --dm 5:7:1 -o /dev/null
+check "nothing written into /dev" test ! -e /dev/null_DM5.00.dat
+check "one stream into /dev/null" "$bin/dedisp" ok.fil --device cpu --dm 5:7:1 --format tim-stream -o /dev/null
+
 exit $fail
