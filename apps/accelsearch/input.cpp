@@ -138,7 +138,9 @@ std::optional<std::function<AccelInput()>> AccelStreamInput::next() {
   auto ts = reader_->next();
   while (ts && !in_part_round_robin(reader_->records_read() - 1, part_)) ts = reader_->next();
   if (!ts) return std::nullopt;
-  ts->path = fmt::format("{}:{}", reader_->name(), reader_->records_read() - 1);
+  // Named by record and DM (that of its outputs' names), so that a message can be matched to
+  // its files without counting records (QA pass 21).
+  ts->path = fmt::format("{}:{} (DM {:.{}f})", reader_->name(), reader_->records_read() - 1, ts->dm, dm_decimals_);
   std::string root = presto_dm_root(prefix_, ts->dm, dm_decimals_);
   // Trials closer than the name's precision would overwrite each other's files (dedisp refuses
   // such names before it starts; a stream's DMs come one at a time).

@@ -47,7 +47,7 @@ Outputs per input: <root>_ACCEL_<zmax> (text), <root>_ACCEL_<zmax>.cand (binary)
 input <root>_ACCEL_<zmax>.txtcand, as PRESTO writes them (stream records: <out>_DM<dm>_ACCEL_*,
 with a <out>_DM<dm>.inf). With several inputs, a stream, or -o, the candidates of all DM trials
 are sifted into <out>.csv and <out>.txt. --sift sifts ACCEL files written before (ours or
-PRESTO's) the same way, without searching.
+PRESTO's) the same way, without searching. -o - writes the table's CSV to stdout (no .txt).
 )";
 
 struct Options {
@@ -174,7 +174,10 @@ void add_options(CLI::App& app, Options& o) {
                  "DM trials read and prepared, and optimised and written, at once (each; default: half the cores, at "
                  "most 8, with a GPU; 1 on the CPU, whose search uses every core)")
       ->check(CLI::Range(1, 64));
-  app.add_option("-o,--output", o.out, "Sifted candidate table prefix: <out>.csv and <out>.txt")->capture_default_str();
+  app.add_option("-o,--output", o.out,
+                 "Sifted candidate table prefix: <out>.csv and <out>.txt ('-': the CSV table on stdout and no .txt; "
+                 "not with a stream)")
+      ->capture_default_str();
   app.add_option("--dm-prec", o.dm_prec,
                  "Decimals of the DM in the names of a tim-stream's outputs (<out>_DM<dm>; as dedisp's --dm-prec)")
       ->check(CLI::Range(0, 6))
@@ -227,8 +230,23 @@ void add_options(CLI::App& app, Options& o) {
   add_common_options(app, o.common, true);
 }
 
-// Writes the sifted table of `inputs` to <out>.csv and <out>.txt through the sinks opened before
-// the work (opened now where they were not).
+// -o -: the sifted table's CSV goes to stdout and no summary file is written (QA pass 21: "-o -"
+// wrote files named "-.csv" and "-.txt").
+bool table_on_stdout(const std::string& out) { return out == "-"; }
+
+// Opens the sifted table's sinks (<out>.csv and <out>.txt, or stdout alone for -o -).
+void open_table_sinks(const std::string& out, std::unique_ptr<ByteSink>& csv_sink,
+                      std::unique_ptr<ByteSink>& txt_sink) {
+  if (table_on_stdout(out)) {
+    csv_sink = open_sink("-");
+    return;
+  }
+  csv_sink = open_sink(out + ".csv");
+  txt_sink = open_sink(out + ".txt");
+}
+
+// Writes the sifted table of `inputs` to <out>.csv and <out>.txt (or its CSV to stdout for -o -)
+// through the sinks opened before the work (opened now where they were not).
 void write_sift_tables(const std::vector<SiftInput>& inputs, const SiftOptions& options, const std::string& out,
                        std::unique_ptr<ByteSink>& csv_sink, std::unique_ptr<ByteSink>& txt_sink) {
   const SiftResult sifted = sift_candidates(inputs, options);
@@ -237,6 +255,12 @@ void write_sift_tables(const std::vector<SiftInput>& inputs, const SiftOptions& 
     sink->write(text.data(), text.size());
     sink->commit();
   };
+  if (table_on_stdout(out)) {
+    write_table(csv_sink, "-", format_sift_csv(sifted));
+    log_info("{} sifted candidates from {} DM trials (the CSV table on stdout)", sifted.candidates.size(),
+             inputs.size());
+    return;
+  }
   write_table(csv_sink, out + ".csv", format_sift_csv(sifted));
   write_table(txt_sink, out + ".txt", format_sift_summary(sifted));
   log_info("{} sifted candidates from {} DM trials in {}.csv and {}.txt", sifted.candidates.size(), inputs.size(), out,
@@ -249,8 +273,9 @@ int run_sift(const Options& o) {
   if (std::find(o.inputs.begin(), o.inputs.end(), "-") != o.inputs.end()) {
     usage_error("--sift reads ACCEL text files (<root>_ACCEL_<zmax>), not a stream");
   }
-  auto csv_sink = open_sink(o.out + ".csv");
-  auto txt_sink = open_sink(o.out + ".txt");
+  std::unique_ptr<ByteSink> csv_sink;
+  std::unique_ptr<ByteSink> txt_sink;
+  open_table_sinks(o.out, csv_sink, txt_sink);
   std::vector<SiftInput> inputs = read_accel_files(o.inputs);
   const std::size_t files = inputs.size();
   const std::size_t more = add_trials_without_candidates(o.inputs, inputs);
@@ -364,6 +389,11 @@ int run(int argc, char** argv) {
   const bool streaming = o.inputs.size() == 1 && o.inputs[0] == "-";
   // Several inputs, a stream or -o: a sifted table (of this part's trials, with --part).
   const bool sift_table = o.inputs.size() > 1 || o.sift_requested || streaming;
+  if (streaming && table_on_stdout(o.out)) {
+    usage_error(
+        "-o -: a stream's DM trials are written to <prefix>_DM<dm>_ACCEL_<zmax> files, so -o needs a prefix here "
+        "(the table goes to stdout with -o - only for input files)");
+  }
   std::optional<WorkPart> part;
   if (!o.part.empty()) {
     part = parse_work_part(o.part);
@@ -382,13 +412,10 @@ int run(int argc, char** argv) {
   }
   // Each part's table has a name of its own, so that the parts of a job array can run one
   // command line that differs only in --part.
-  const std::string table = o.out + (part ? part->name_suffix() : std::string());
+  const std::string table = table_on_stdout(o.out) ? o.out : o.out + (part ? part->name_suffix() : std::string());
   std::unique_ptr<ByteSink> csv_sink;
   std::unique_ptr<ByteSink> txt_sink;
-  if (sift_table) {
-    csv_sink = open_sink(table + ".csv");
-    txt_sink = open_sink(table + ".txt");
-  }
+  if (sift_table) open_table_sinks(table, csv_sink, txt_sink);
   // A GPU's context (a few hundred ms) is created on another thread while the first trials are
   // read and transformed.
   DeviceWarmup warmup(o.common.device);
@@ -408,6 +435,9 @@ int run(int argc, char** argv) {
   settings.search = sopts;
   settings.device = device;
   settings.serial = o.serial;
+  // One input file: its trial's line says what was found and where; with many, the final line
+  // does, and a trial without candidates is named only with -v.
+  settings.single_input = !streaming && o.inputs.size() == 1;
   // DM trials are searched in batches of `batch` spectra (search_batch: a GPU backend keeps them
   // on the device together); the CPU searcher takes one at a time.
   if (const auto it = sopts.gpu_config.find("batch"); it != sopts.gpu_config.end() && device.backend != Backend::cpu) {

@@ -72,8 +72,9 @@ struct StageTotals {
 using TrialPtr = std::unique_ptr<Trial>;
 
 // Writes PRESTO's files for one input; returns the ACCEL text (empty when there are no candidates).
+// `single_input`: the run's only trial, whose line says what was written (TrialSettings).
 std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const AccelResult& r,
-                          const PreparedSpectrum& spec) {
+                          const PreparedSpectrum& spec, bool single_input) {
   const std::string base = in.root + "_" + plan.suffix();
   if (in.write_inf) {
     const std::string inf = in.root + ".inf";
@@ -117,7 +118,13 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
   const std::string removed_note =
       removed.empty() ? std::string() : fmt::format("; removed {} of an earlier run", fmt::join(removed, ", "));
   if (r.candidates.empty()) {
-    log_info("{}: no candidates above sigma {:.2f}{}", in.path, plan.config.sigma, removed_note);
+    // Among many trials, an empty one is no news (the final line counts the candidates; QA pass
+    // 21): said with -v, unless files of an earlier run went.
+    if (single_input || !removed.empty()) {
+      log_info("{}: no candidates above sigma {:.2f}{}", in.path, plan.config.sigma, removed_note);
+    } else {
+      log_verbose("{}: no candidates above sigma {:.2f}", in.path, plan.config.sigma);
+    }
     return {};
   }
   if (!removed.empty()) log_info("{}: {}", in.path, removed_note.substr(2));
@@ -130,6 +137,10 @@ std::string write_outputs(const AccelInput& in, const AccelPlan& plan, const Acc
   write_text(base, text);
   const auto bytes = format_cand_records(r.candidates);
   write_all(base + ".cand", bytes);
+  if (single_input) {
+    log_info("{} candidate{} in {} (.cand{})", r.candidates.size(), r.candidates.size() == 1 ? "" : "s", base,
+             in.from_fft ? ", .txtcand" : "");
+  }
   return text;
 }
 
@@ -163,7 +174,7 @@ TrialPtr prepare(AccelInput in, const AccelConfig& config, double read_s) {
   return t;
 }
 
-SiftInput finish(Trial& t) {
+SiftInput finish(Trial& t, bool single_input) {
   const auto t0 = Clock::now();
   if (t.hits.covered_begin >= 0) {
     // The hits of the whole range at once: AccelCandidateList inserts them block by block in its
@@ -172,7 +183,7 @@ SiftInput finish(Trial& t) {
     t.hits = CollectingHitSink{};
   }
   const AccelResult result = finish_candidates(t.plan, t.list, t.spec);
-  const std::string text = write_outputs(t.in, t.plan, result, t.spec);
+  const std::string text = write_outputs(t.in, t.plan, result, t.spec, single_input);
   t.finish_s = seconds(t0, Clock::now());
   log_verbose(
       "{}: {} hits, {} candidates ({} harmonics removed); read and FFT {:.3f} s, prepare {:.3f} s, search {:.3f} s, "
@@ -300,7 +311,7 @@ std::vector<SiftInput> run_serial(const TrialSource& source, const TrialSettings
   Searcher searcher(s);
   auto finish_all = [&](std::vector<TrialPtr> done) {
     for (TrialPtr& t : done) {
-      out.push_back(finish(*t));
+      out.push_back(finish(*t, s.single_input));
       progress.update(out.size());
     }
   };
@@ -403,7 +414,7 @@ std::vector<SiftInput> run_trials(const TrialSource& source, const TrialSettings
   auto finish_loop = [&] {
     try {
       while (auto t = to_finish.pop()) {
-        SiftInput sift = finish(**t);
+        SiftInput sift = finish(**t, settings.single_input);
         totals.add(**t);
         const std::lock_guard lock(out_mutex);
         const std::size_t i = (*t)->index;

@@ -30,6 +30,9 @@ struct TrialSettings {
   std::size_t batch = 1;  ///< trials searched together (GPU: search_batch)
   bool serial = false;    ///< one stage at a time, a new searcher whenever the plan changes
   int stage_threads = 1;  ///< trials prepared at once, and trials optimised and written at once
+  /// One input file: its line says how many candidates were written where (or that there were
+  /// none); with several trials a trial without candidates is named only with -v.
+  bool single_input = false;
 };
 
 /// Where the trials come from: `count` files read by read_file(i) (called from several threads
