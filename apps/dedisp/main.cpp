@@ -32,6 +32,7 @@
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
+#include "fastpsr/sigproc_view.hpp"
 #include "fastpsr/work_part.hpp"
 #include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
@@ -45,6 +46,7 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil --dm-plan auto --dm-max 2000 -o out/obs   DDplan-style ranges with downsampling
   dedisp obs.fil --dm-plan show --dm-max 2000        print the automatic plan as a table
   dedisp obs.fil -d 56.7 > obs.tim                   one DM, SIGPROC .tim on stdout (dedisperse style)
+  dedisp obs.sf --dm 0:100:0.5 -o out/obs            search-mode PSRFITS, read as float32 intensity
   cat obs.fil | dedisp - --dm 0:100:1 --format tim-stream | accelsearch -
   dedisp obs.fil --dm-list dms.txt --kill-chans 0:40,800:823 --baseline median:4096 -o out/obs
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
@@ -101,7 +103,7 @@ struct Options {
 };
 
 void add_options(CLI::App& app, Options& o) {
-  app.add_option("input", o.input, "SIGPROC filterbank file, or - for stdin")->required();
+  app.add_option("input", o.input, "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin")->required();
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
   // One value: a vector took the input after it as a second DM (`dedisp -d 5 obs.fil`, QA pass 16, P5).
@@ -597,7 +599,8 @@ std::size_t writer_threads(int requested) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank over many DM trials", "dedisp"};
+  CLI::App app{"dedisp: incoherent dedispersion of a SIGPROC filterbank (or search-mode PSRFITS) over many DM trials",
+               "dedisp"};
   Options o;
   add_options(app, o);
   const auto t_start = Clock::now();
@@ -614,7 +617,8 @@ int run(int argc, char** argv) {
   const WorkPart part = check_dm_options(o);
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
-  auto reader = FilterbankReader::open(o.input);
+  // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
+  auto reader = std::make_unique<FilterbankReader>(open_sigproc_source(o.input));
   set_error_file(reader->name());
   protect_input(o.input);  // -o obs.fil --format fil must not replace obs.fil
   const SigprocHeader& h = reader->header();

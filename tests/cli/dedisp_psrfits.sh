@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# dedisp takes a search-mode PSRFITS file (QA pass 21: it refused them, and nothing converted
+# them): read as a float32 filterbank of total intensity (sigproc_view.hpp; the values against
+# the PSRFITS reader are a unit test), with the file's source, epoch and band in the outputs.
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" dedisp
+sf="${FASTPSR_SHARED:-}/data/real/parkes_crab_4bit.sf"
+[ -f "$sf" ] || { echo "skipped: no $sf (the shared data)"; exit 77; }
+
+expect_exit 0 "search-mode PSRFITS (4-bit, 4 polarisations, total intensity from AA+BB), read as a float32 filterbank" \
+  "$bin/dedisp" "$sf" --device cpu -v -d 56.7 -o crab
+check "a .dat and an .inf" test -s crab_DM56.70.dat -a -s crab_DM56.70.inf
+check "the source" grep -q "Object being observed *= *J0534+2200" crab_DM56.70.inf
+# STT_IMJD 58543, STT_SMJD 28543, STT_OFFS 0.3605 (the file's README).
+check "the epoch" grep -q "Epoch of observation (MJD) *= *58543.33036296" crab_DM56.70.inf
+check "416 channels of 8 MHz from 708 MHz" sh -c \
+  'grep -q "Number of channels *= *416" crab_DM56.70.inf && grep -q "Channel bandwidth (MHz) *= *8$" crab_DM56.70.inf &&
+   grep -q "Central freq of low channel (MHz) *= *708$" crab_DM56.70.inf'
+# 4096 samples less the delay across the band at DM 56.7 (presto delays, full-data samples).
+bins=$(sed -n 's/^ Number of bins in the time series *= *\([0-9]*\).*/\1/p' crab_DM56.70.inf)
+check "the series has the file's samples less the band's delay ($bins)" test "$bins" -gt 3000 -a "$bins" -lt 4096
+check "4 bytes a bin" test "$(stat -c %s crab_DM56.70.dat)" -eq $((4 * bins))
+
+# --start and --nsamps skip and cut in samples of the file; a stream of several DMs.
+expect_exit 0 "1000 samples after skipping 100" "$bin/dedisp" "$sf" --device cpu -v --start 100 --nsamps 1000 -d 56.7 -o part.tim
+"$bin/dedisp" "$sf" --device cpu --dm 50:60:2 --format tim-stream -o crab.tims
+check "a tim-stream of 6 DMs" test -s crab.tims
+exit $fail
