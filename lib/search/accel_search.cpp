@@ -32,7 +32,7 @@ AccelPlan make_accel_plan(const AccelConfig& c, std::int64_t numbins, double T_s
   // PRESTO: rlo = floor(flo T) (or -rlo), at least bin 0; the top is min(ceil(fhi T), numbins-1).
   p.rlo = c.rlo ? *c.rlo : std::floor(c.flo_hz * T_s);
   FASTPSR_EXPECTS(p.rlo >= 0 && p.rlo <= static_cast<double>(numbins - 1),
-                  "the lowest frequency to search ({} bins, {} Hz) is outside the spectrum (0 to {} bins)", p.rlo,
+                  "the lowest frequency to search ({} bins, {:.6g} Hz) is outside the spectrum (0 to {} bins)", p.rlo,
                   p.rlo / T_s, numbins - 1);
   const double asked_hi = c.rhi ? *c.rhi : std::ceil(c.fhi_hz * T_s);
   p.rhi = std::min(asked_hi, static_cast<double>(numbins - 1));

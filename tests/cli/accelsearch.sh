@@ -129,6 +129,9 @@ expect_error 2 "zmax" "$BIN"/accelsearch -zmax -2 small_DM62.50.dat
 expect_error 2 "small_DM62.50.dat: -zmax 40000 .*use a smaller -zmax" "$BIN"/accelsearch -zmax 40000 small_DM62.50.dat
 expect_error 2 "small_DM62.50.dat: the search range is empty: -flo 1 Hz" "$BIN"/accelsearch -fhi 0.5 small_DM62.50.dat
 expect_error 2 "small_DM62.50.dat: the lowest frequency" "$BIN"/accelsearch -rlo -10 small_DM62.50.dat
+# Its frequency in 6 significant digits, as the other messages (QA pass 21: 17 digits).
+expect_error 2 "the lowest frequency to search ([0-9]* bins, [0-9]*\.[0-9]\{1,5\} Hz) is outside" \
+  "$BIN"/accelsearch -flo 50000.3 small_DM62.50.dat
 head -c 400 small_DM62.50.dat >short_DM1.00.dat
 sed 's/^ Number of bins in the time series .*/ Number of bins in the time series      =  100/' small_DM62.50.inf >short_DM1.00.inf
 expect_error 2 "short_DM1.00.dat: the series is too short to search" "$BIN"/accelsearch -zmax 0 small_DM62.50.dat \
