@@ -28,7 +28,7 @@ constexpr const char* kExamples = R"(Examples:
                                        tsamp with its unit (SIGPROC stores seconds)
 
 Reads SIGPROC .fil/.tim, PRESTO .inf/.dat/.sdat/.fft (through the .inf), search-mode PSRFITS
-(.sf/.fits) and PSRDADA (.dada). The single values print as SIGPROC's header prints them.
+(.sf/.fits), PSRDADA (.dada) and GUPPI RAW (.raw, as ppf reads it). The single values print as SIGPROC's header prints them.
 Exit status: 0 success, 1 a file could not be read (the others are still printed), 2 usage error.)";
 
 void print_file_error(const Error& e, const std::string& path) {
@@ -36,7 +36,7 @@ void print_file_error(const Error& e, const std::string& path) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"Print the header of pulsar data files (SIGPROC, PRESTO, PSRFITS, PSRDADA)", "header"};
+  CLI::App app{"Print the header of pulsar data files (SIGPROC, PRESTO, PSRFITS, PSRDADA, GUPPI RAW)", "header"};
   app.footer(kExamples);
   CommonOptions common;
   add_common_options(app, common, false);

@@ -18,7 +18,21 @@ for f in small_DM62.50.dat small_DM62.50.inf small_DM62.50.fft; do
 done
 cp "$data/peer-outputs/small/small_DM62.50.dat" "$WORK/orphan.dat"
 EXPECT="missing .inf: expected '$WORK/orphan.inf'" expect_header_error "$WORK/orphan.dat" "$WORK/orphan.dat"
-EXPECT="GUPPI RAW" expect_header_error "$data/real/puppi_J1810+1744.raw" "$data/real/puppi_J1810+1744.raw"
+# GUPPI RAW (QA pass 21: refused before): the numbers ppf reads (4 coarse channels of 3.125 MHz
+# centred on OBSFREQ 356.6875, TBIN, STT_IMJD 58132 + STT_SMJD 51093, 4 blocks of 1024 samples less
+# the 64 of OVERLAP), the first block's cards under --json.
+raw="$data/real/puppi_J1810+1744.raw"
+[ "$("$HEADER" "$raw" -nchans -nsamples -tsamp -fch1 -foff -nbits -nifs -tstart 2>/dev/null)" = "4
+3840
+4000.00000
+352.000
+3.125000
+8
+2
+58132.591354166667" ] || fail "GUPPI RAW values: $("$HEADER" "$raw" -nchans -nsamples -tsamp -fch1 -foff -nbits -nifs -tstart 2>&1)"
+"$HEADER" "$raw" 2>/dev/null | grep -q "^Blocks *: 4 of 6400 + 16384 bytes; 1024 samples each, 960 new (OVERLAP 64)" ||
+  fail "GUPPI RAW blocks line"
+"$HEADER" --json "$raw" 2>/dev/null | grep -q '"PKTFMT": "1SFA"' || fail "GUPPI RAW cards in --json"
 printf 'hello, world' >"$WORK/hello.txt"
 EXPECT="unknown format" expect_header_error "$WORK/hello.txt" "$WORK/hello.txt"
 echo ok
