@@ -56,24 +56,24 @@ std::string command_from_environment() {
   return plain ? name : std::string();
 }
 
-// The line the handler below writes for SIGINT, SIGTERM and SIGHUP, made before it is installed
-// (a handler may only write(2) it). On a terminal it starts with a newline, which ends a progress
-// line. An interrupted run otherwise ended with no word (QA pass 21).
-constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
-char g_signal_line[3][256];
-std::size_t g_signal_length[3] = {};
+// The signals whose handler below cleans up, each with the line it writes, made before the
+// handler is installed (a handler may only write(2) it). On a terminal the line starts with a
+// newline, which ends a progress line. An interrupted run otherwise ended with no word (QA pass 21).
+struct HandledSignal {
+  int sig;
+  const char* name;
+  char line[256];
+  std::size_t length;
+};
+HandledSignal g_handled[] = {{SIGINT, "SIGINT", {}, 0}, {SIGTERM, "SIGTERM", {}, 0}, {SIGHUP, "SIGHUP", {}, 0}};
 
-void make_signal_lines() {
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  const char* const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
-  for (int i = 0; i < 3; ++i) {
-    const std::string line =
-        fmt::format("{}{}: stopped by {}; unfinished outputs removed\n", terminal ? "\n" : "", g_prefix, names[i]);
-    const std::size_t n = std::min(line.size(), sizeof(g_signal_line[i]) - 1);
-    std::copy_n(line.data(), n, g_signal_line[i]);
-    if (n < line.size()) g_signal_line[i][n - 1] = '\n';  // a very long command name, cut
-    g_signal_length[i] = n;
-  }
+void make_signal_line(HandledSignal& s, bool terminal) {
+  const std::string line =
+      fmt::format("{}{}: stopped by {}; unfinished outputs removed\n", terminal ? "\n" : "", g_prefix, s.name);
+  const std::size_t n = std::min(line.size(), sizeof(s.line) - 1);
+  std::copy_n(line.data(), n, s.line);
+  if (n < line.size()) s.line[n - 1] = '\n';  // a very long command name, cut
+  s.length = n;
 }
 
 // SIGINT, SIGTERM, SIGHUP: removes the temporary outputs still open (an interrupted run would
@@ -85,10 +85,8 @@ void remove_temporaries_and_die(int sig) {
     // Another thread's handler is sweeping and ends the process when done: wait for that.
     for (;;) ::pause();
   }
-  for (int i = 0; i < 3; ++i) {
-    if (kHandledSignals[i] == sig && g_signal_length[i] > 0) {
-      [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, g_signal_line[i], g_signal_length[i]);
-    }
+  for (const HandledSignal& s : g_handled) {
+    if (s.sig == sig && s.length > 0) [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, s.line, s.length);
   }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -118,19 +116,20 @@ std::string out_of_memory_message() {
 }
 
 void install_signal_cleanup() {
-  make_signal_lines();
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  for (HandledSignal& s : g_handled) make_signal_line(s, terminal);
   struct sigaction sa {};
   sa.sa_handler = remove_temporaries_and_die;
   // While one of them is handled, the others wait on this thread (another thread may still take
   // one: remove_all_for_exit lets the first do the work).
   sigemptyset(&sa.sa_mask);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
+  for (const HandledSignal& s : g_handled) sigaddset(&sa.sa_mask, s.sig);
   sa.sa_flags = SA_RESTART;
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (const HandledSignal& s : g_handled) {
     struct sigaction old {};
     // An ignored signal stays ignored: nohup's SIGHUP, SIGINT of a background job in a script.
-    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
-    ::sigaction(sig, &sa, nullptr);
+    if (::sigaction(s.sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    ::sigaction(s.sig, &sa, nullptr);
   }
 }
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Helpers for the format tests: a source that behaves like a pipe, and a writer of small
-// synthetic search-mode PSRFITS files whose every value the test chooses.
+// Helpers for the format tests: a source that behaves like a pipe, a small SIGPROC header, and a
+// writer of small synthetic search-mode PSRFITS files whose every value the test chooses.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fastpsr/byte_stream.hpp"
+#include "fastpsr/sigproc.hpp"
 
 namespace fastpsr::test {
 
@@ -45,6 +46,18 @@ struct FakePsrfits {
 
   [[nodiscard]] std::vector<std::uint8_t> encode() const;
 };
+
+/// A small SIGPROC filterbank header: 8 channels of 8 bits from 1400 MHz down by 1 MHz, 1 ms.
+inline SigprocHeader small_fil_header() {
+  SigprocHeader h;
+  h.nchans = 8;
+  h.nbits = 8;
+  h.tsamp = 1e-3;
+  h.fch1 = 1400;
+  h.foff = -1;
+  h.keys = sigproc_filterbank_keys(h);
+  return h;
+}
 
 /// One 80-character GUPPI RAW (FITS-style) header card: KEYWORD padded to 8, "= ", the value.
 inline std::string guppi_card(const std::string& key, const std::string& value) {

@@ -22,21 +22,10 @@ std::string card(const std::string& text) {
   return c;
 }
 
-SigprocHeader fil_header() {
-  SigprocHeader h;
-  h.nchans = 8;
-  h.nbits = 8;
-  h.tsamp = 1e-3;
-  h.fch1 = 1400;
-  h.foff = -1;
-  h.keys = sigproc_filterbank_keys(h);
-  return h;
-}
-
 }  // namespace
 
 TEST_CASE("detect_format: contents first, then names") {
-  const auto fil = encode_sigproc_header(fil_header());
+  const auto fil = encode_sigproc_header(test::small_fil_header());
   CHECK(detect_format(fil, "x.fil") == FileFormat::sigproc_filterbank);
   CHECK(detect_format(fil, "x.dat") == FileFormat::sigproc_filterbank);  // contents win over the name
   SigprocHeader tfb;
@@ -89,7 +78,7 @@ TEST_CASE("detect_format: unknown and empty inputs are errors naming the file") 
     CHECK(std::string(e.what()).starts_with("unknown format"));
   }
   // Detection consumes nothing.
-  auto fil = memory_source(encode_sigproc_header(fil_header()), "x.fil");
+  auto fil = memory_source(encode_sigproc_header(test::small_fil_header()), "x.fil");
   CHECK(detect_format(*fil) == FileFormat::sigproc_filterbank);
   CHECK(fil->position() == 0);
   CHECK(read_sigproc_header(*fil).nchans == 8);

@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <fstream>
 #include <random>
 
 #include "fastpsr/filterbank.hpp"
@@ -101,30 +100,16 @@ TEST_CASE("sigproc view: PSRFITS read as a SIGPROC float32 filterbank gives the 
 
 TEST_CASE("sigproc view: open_sigproc_source reads PSRFITS through the view and SIGPROC files as they are") {
   test::TempDir dir;
-  const auto bytes = fake_file(7).encode();
-  {
-    std::ofstream out(dir / "a.sf", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  }
+  test::write_file(dir / "a.sf", fake_file(7).encode());
   auto fits = open_sigproc_source((dir / "a.sf").string());
   CHECK(dynamic_cast<SigprocFloatView*>(fits.get()) != nullptr);
   FilterbankReader from_fits(std::move(fits));
   CHECK(from_fits.header().nbits == 32);
   CHECK(from_fits.nsamples() == 48U);
 
-  SigprocHeader h;
-  h.nchans = 4;
-  h.nbits = 8;
-  h.tsamp = 1e-3;
-  h.fch1 = 1400.0;
-  h.foff = -1.0;
-  h.keys = sigproc_filterbank_keys(h);
-  std::vector<std::uint8_t> fil = encode_sigproc_header(h);
-  fil.resize(fil.size() + 4 * 10, 3);
-  {
-    std::ofstream out(dir / "b.fil", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(fil.data()), static_cast<std::streamsize>(fil.size()));
-  }
+  std::vector<std::uint8_t> fil = encode_sigproc_header(test::small_fil_header());
+  fil.resize(fil.size() + 8 * 10, 3);  // 10 samples of 8 channels
+  test::write_file(dir / "b.fil", fil);
   auto plain = open_sigproc_source((dir / "b.fil").string());
   CHECK(dynamic_cast<SigprocFloatView*>(plain.get()) == nullptr);
   FilterbankReader from_fil(std::move(plain));
