@@ -86,7 +86,9 @@ void remove_temporaries_and_die(int sig) {
     for (;;) ::pause();
   }
   for (const HandledSignal& s : g_handled) {
-    if (s.sig == sig && s.length > 0) [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, s.line, s.length);
+    if (s.sig == sig && s.length > 0) {
+      [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, s.line, s.length);
+    }
   }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
