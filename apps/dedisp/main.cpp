@@ -32,6 +32,7 @@
 #include "fastpsr/log.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
+#include "fastpsr/sample_mask.hpp"
 #include "fastpsr/sigproc_view.hpp"
 #include "fastpsr/work_part.hpp"
 #include "fastpsr/worker_team.hpp"
@@ -87,6 +88,7 @@ struct Options {
   bool nobaseline = false;
   std::string kill_chans;
   std::string ignore_file;
+  std::string mask;
   bool zero_dm = false;
   std::uint64_t start = 0;
   std::uint64_t nsamps = 0;
@@ -190,6 +192,10 @@ void add_options(CLI::App& app, Options& o) {
                  "Channels to leave out: 0-based list/ranges '0:40,800:823', a file of them, or a SIGPROC killfile")
       ->group(proc);
   app.add_option("-i,--ignore-file", o.ignore_file, "SIGPROC dedisperse -i file: channels to leave out, from 1")
+      ->group(proc);
+  app.add_option("--mask", o.mask,
+                 "PRESTO rfifind mask (obs_rfifind.mask): masked samples take their channel's average from the "
+                 ".stats file beside it, as prepsubband -mask")
       ->group(proc);
   app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
   app.add_option("--downsample,--downsamp", o.downsample,
@@ -606,7 +612,7 @@ int run(int argc, char** argv) {
   const auto t_start = Clock::now();
   parse(app, normalize_single_dash(argc, argv,
                                    {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
-                                    "ignorechan", "nobary", "nsub"}));
+                                    "ignorechan", "nobary", "nsub", "mask"}));
   apply_common_options(o.common);
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
@@ -679,6 +685,13 @@ int run(int argc, char** argv) {
     const auto more = read_sigproc_ignore_file(o.ignore_file, h.nchans);
     if (keep.empty()) keep.assign(more.size(), 1);
     for (std::size_t c = 0; c < keep.size(); ++c) keep[c] = keep[c] != 0 && more[c] != 0 ? 1 : 0;
+  }
+
+  // An rfifind mask, checked against the data before any output is opened.
+  std::optional<SampleMasker> masker;
+  if (!o.mask.empty()) {
+    masker.emplace(open_rfifind_mask(o.mask, h));
+    log_verbose("mask: {}", masker->describe());
   }
 
   // Input span.
@@ -894,6 +907,7 @@ int run(int argc, char** argv) {
       requested += want;
       const std::size_t n = reader->read_packed(into, want);
       ended = n < want;
+      if (masker) masker->apply(into, n, o.start + first);
       if (h.nbits == 32) {
         const auto nchans = static_cast<std::size_t>(h.nchans);
         for (std::size_t i = 0; i < n * nchans; ++i) {
@@ -943,6 +957,12 @@ int run(int argc, char** argv) {
         "{} holds NaN or Inf, which accelsearch refuses; kill the channels (--kill-chans) or clean the file",
         reader->name(), nonfinite, nonfinite == 1 ? " is" : "s are", first_nonfinite_sample, first_nonfinite_channel,
         nonfinite == 1 ? "it" : "them");
+  }
+  if (masker) {
+    log_verbose("mask: {} of {} values replaced ({:.2f}%)", masker->values_replaced(), masker->values_seen(),
+                masker->values_seen() > 0 ? 100.0 * static_cast<double>(masker->values_replaced()) /
+                                                static_cast<double>(masker->values_seen())
+                                          : 0.0);
   }
   const double elapsed = seconds_since(t0);
 

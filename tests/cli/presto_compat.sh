@@ -76,12 +76,20 @@ grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with 
 
 # Refusals name the option and exit 2.
 set +e
-prepsubband -lodm 0 -dmstep 1 -numdms 2 -mask x.mask -o m f.fil 2> err.txt
+prepsubband -lodm 0 -dmstep 1 -numdms 2 -numout 1000 -o m f.fil 2> err.txt
 rc=$?
 set -e
-[ $rc = 2 ] || fail "prepsubband -mask: status $rc"
-grep -q -- "-mask" err.txt || fail "prepsubband -mask: $(cat err.txt)"
-[ ! -e m_DM0.00.dat ] || fail "prepsubband -mask wrote output"
+[ $rc = 2 ] || fail "prepsubband -numout: status $rc"
+grep -q -- "-numout" err.txt || fail "prepsubband -numout: $(cat err.txt)"
+[ ! -e m_DM0.00.dat ] || fail "prepsubband -numout wrote output"
+# -mask is dedisp's --mask (tests/cli/dedisp_mask.sh): a missing mask is named, nothing written.
+set +e
+prepsubband -lodm 0 -dmstep 1 -numdms 2 -nobary -mask x.mask -o m f.fil 2> err.txt
+rc=$?
+set -e
+[ $rc = 1 ] || fail "prepsubband -mask x.mask (missing): status $rc"
+grep -q -- "x.mask" err.txt || fail "prepsubband -mask x.mask (missing): $(cat err.txt)"
+[ ! -e m_DM0.00.dat ] || fail "prepsubband -mask x.mask (missing) wrote output"
 # refused cmd...: status 2, nothing on stdout, the message in err.txt.
 refused() {
   set +e

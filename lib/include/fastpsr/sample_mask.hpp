@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// An rfifind mask applied to packed SIGPROC spectra as PRESTO's -mask applies it: each masked
+/// sample (a channel in an interval) takes the channel's padding value, so the band's level
+/// stays and nothing of the interference is summed. Done to the raw spectra before any
+/// dedisperser sees them, so the CPU and GPU backends take the same masked data.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fastpsr/presto_mask.hpp"
+#include "fastpsr/sigproc.hpp"
+
+namespace fastpsr {
+
+class SampleMasker {
+ public:
+  /// `pad` holds a value per channel in rfifind's order (low to high frequency), from the .stats
+  /// file; empty: each channel's mean over its unmasked samples of the first spectra masked.
+  /// Error(invalid_argument) naming the mask when it is for another number of channels or
+  /// another band (centres more than half a channel apart), or for data of another sample time
+  /// (dtint not ptsperint samples of this file, to 0.1%).
+  SampleMasker(PrestoMask mask, std::vector<float> pad, const SigprocHeader& header, std::string mask_path);
+
+  /// Replaces the masked samples of `n` spectra (whole bytes each) whose first is sample `first`
+  /// of the file (counted from its first sample, as rfifind counts). Samples after the mask's
+  /// last interval have only the channels masked throughout replaced.
+  void apply(std::uint8_t* spectra, std::size_t n, std::uint64_t first);
+
+  [[nodiscard]] std::uint64_t values_replaced() const { return replaced_; }
+  [[nodiscard]] std::uint64_t values_seen() const { return seen_; }
+  /// "obs_rfifind.mask: 12 intervals of 2400 samples, 40 channels masked throughout, ...".
+  [[nodiscard]] std::string describe() const;
+
+ private:
+  const std::vector<std::uint32_t>& channels_of(std::uint64_t interval);
+  void pad_from_data(const std::uint8_t* spectra, std::size_t n, std::uint64_t first);
+
+  PrestoMask mask_;
+  std::string path_;
+  int nchans_ = 0;
+  int nbits_ = 8;
+  bool is_signed_ = false;
+  bool flipped_ = false;             // the file's channel 0 is the highest: file channel = nchans-1-mask's
+  std::vector<float> pad_;           // per file channel
+  std::vector<std::uint32_t> code_;  // pad_ packed as the file's samples (bit pattern)
+  bool pad_from_stats_ = false;
+  std::uint64_t cached_interval_ = UINT64_MAX;
+  std::vector<std::uint32_t> cached_;  // file channels masked in cached_interval_
+  std::vector<std::uint32_t> throughout_;
+  std::uint64_t replaced_ = 0;
+  std::uint64_t seen_ = 0;
+};
+
+/// The masker for `mask_path` and the data of `header`: the mask, and the padding values of the
+/// .stats file beside it when there is one (else a warning: each channel's mean of the data is
+/// used). Warns when the mask's start is more than an interval from the data's (tstart).
+SampleMasker open_rfifind_mask(const std::string& mask_path, const SigprocHeader& header);
+
+}  // namespace fastpsr
