@@ -76,7 +76,8 @@ int run(int argc, char** argv) {
 
   auto* dd = app.add_subcommand("dedisp", "Tune the CUDA dedisperser");
   auto* setup = dd->add_option("--setup", o.dedisp.setup, std::string("benchmarks.md setup: ") + kDedispSetupNames);
-  auto* fil = dd->add_option("--fil", o.dedisp.fil, "SIGPROC filterbank whose header describes the data");
+  auto* fil = dd->add_option("--fil", o.dedisp.fil,
+                             "SIGPROC filterbank (or search-mode PSRFITS file) whose header describes the data");
   setup->excludes(fil);
   dd->add_option("--dm", o.dedisp.dm, "With --fil: DM range lo:hi:step (default: the automatic plan)");
   dd->add_option("--dm-min", o.dedisp.dm_min, "With --fil, no --dm: lowest DM of the plan")

@@ -9,6 +9,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/sigproc_view.hpp"
 #include "fastpsr/tune_timing.hpp"
 #include "fastpsr/tuning_keys.hpp"
 
@@ -92,7 +93,8 @@ std::vector<TuneTarget> dedisp_targets(const DedispSetupOptions& o, int gpu, int
     where = s.description;
     tsamp = s.header.tsamp;
   } else {
-    auto reader = FilterbankReader::open(o.fil);
+    // The reader dedisp takes: a search-mode PSRFITS file is the float32 filterbank dedisp reads.
+    auto reader = std::make_unique<FilterbankReader>(open_sigproc_source(o.fil));
     const SigprocHeader& h = reader->header();
     DedispInput in = DedispInput::from_header(h);
     if (o.zero_dm) {

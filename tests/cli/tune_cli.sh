@@ -31,6 +31,11 @@ check "meerkat: one target per DM range shape" test "$(grep -c '^dedisp nchans=4
 check "a filterbank's plan ($(cat fil.txt))" grep -q '^dedisp nchans=64,nbits=8,ndms=51,' fil.txt
 "$tune" dedisp --fil f.fil --zero-dm --dm 0:50:1 --dry-run >zd.txt 2>&1
 check "zero-DM input is float32" grep -q 'nbits=32' zd.txt
+sf="${FASTPSR_SHARED:-}/data/real/parkes_crab_4bit.sf"
+if [ -f "$sf" ]; then  # the shape dedisp takes from PSRFITS: 416 channels of float32
+  "$tune" dedisp --fil "$sf" --dm 50:60:1 --dry-run >sf.txt 2>&1
+  check "a PSRFITS file's plan ($(cat sf.txt))" grep -q '^dedisp nchans=416,nbits=32,ndms=11,' sf.txt
+fi
 
 "$tune" accel --setup fdas-8m --zmax 200 --numharm 16 --dry-run >ac.txt 2>&1
 check "accel key ($(cat ac.txt))" grep -q '^accel bins=2^22,numz=201,numharm=16,interp=fourier,plane=auto$' ac.txt
