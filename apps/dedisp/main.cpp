@@ -30,6 +30,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/psrfits.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
 #include "fastpsr/sample_mask.hpp"
@@ -624,7 +625,14 @@ int run(int argc, char** argv) {
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
-  auto reader = std::make_unique<FilterbankReader>(open_sigproc_source(o.input));
+  auto source = open_sigproc_source(o.input);
+  InfRequest inf_fields;  // what a PSRFITS file says of itself, for the .inf files
+  if (const auto* view = dynamic_cast<const SigprocFloatView*>(source.get())) {
+    if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) {
+      set_inf_fields_from_psrfits(fits->info(), inf_fields);
+    }
+  }
+  auto reader = std::make_unique<FilterbankReader>(std::move(source));
   set_error_file(reader->name());
   protect_input(o.input);  // -o obs.fil --format fil must not replace obs.fil
   const SigprocHeader& h = reader->header();
@@ -800,6 +808,7 @@ int run(int argc, char** argv) {
   oo.start_sample = o.start;
   oo.tmpdir = o.tmpdir;
   oo.even = o.even;
+  oo.inf_fields = inf_fields;
   WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
   oo.team = &team;
   oo.note = fmt::format(

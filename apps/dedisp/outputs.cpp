@@ -331,7 +331,7 @@ class FileSeries final : public Output {
   // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
   // a note saying what the file holds.
   [[nodiscard]] PrestoInf inf_for(std::size_t i, std::uint64_t n) const {
-    InfRequest req;
+    InfRequest req = opts_.inf_fields;
     req.name = presto_root(paths_[i]);
     req.dm = series_[i].dm;
     req.nsamples = n;

@@ -11,6 +11,7 @@
 
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/sigproc.hpp"
+#include "fastpsr/timeseries.hpp"
 #include "fastpsr/worker_team.hpp"
 
 namespace fastpsr::app {
@@ -37,6 +38,8 @@ struct OutputOptions {
   std::string tmpdir;              ///< spool directory ("" = $TMPDIR or /tmp)
   std::size_t spool_memory = std::size_t{512} << 20;
   std::string note;  ///< line for .inf notes (what was done)
+  /// The .inf's instrument, observer and notes from the input file when it says them (PSRFITS).
+  InfRequest inf_fields;
   /// dat and tim: an even number of samples per series, the last sample of an odd-length one
   /// dropped (PRESTO's realfft and accelsearch refuse odd lengths); N in the .inf matches.
   bool even = false;
@@ -77,8 +80,8 @@ OutputMemory output_memory(const OutputOptions& opts, std::size_t nseries, std::
 
 /// Opens the output: the first file is created now, so that an unwritable directory fails
 /// before any work; the others (dat, tim) are created by background threads while the work
-/// starts, or by the writer that needs one first. Throws Error(io) naming the path, Error(invalid_argument) for DMs whose file names
-/// collide at this precision.
+/// starts, or by the writer that needs one first. Throws Error(io) naming the path, Error(invalid_argument) for DMs
+/// whose file names collide at this precision.
 std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHeader& input,
                                     const std::vector<SeriesMeta>& series);
 

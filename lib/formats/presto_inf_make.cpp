@@ -9,6 +9,7 @@
 
 #include "fastpsr/error.hpp"
 #include "fastpsr/mjd.hpp"
+#include "fastpsr/psrfits.hpp"
 #include "fastpsr/timeseries.hpp"
 
 namespace fastpsr {
@@ -137,7 +138,24 @@ PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
                                 ? fmt::format("{} polns were not summed.  Samples have {} bits.", h.nifs, h.nbits)
                                 : fmt::format("2 polns were summed.  Samples have {} bits.", h.nbits);
   d.notes = fmt::format("Project ID unset, Date: {}.\n    {}\n", presto_date_string(h.tstart), polns);
+  if (!r.instrument.empty()) d.instrument = r.instrument;
+  if (!r.observer.empty()) d.observer = r.observer;
+  if (!r.notes.empty()) d.notes = r.notes;
   return d;
+}
+
+void set_inf_fields_from_psrfits(const PsrfitsInfo& info, InfRequest& request) {
+  auto or_unset = [](const std::string& s) { return s.empty() ? std::string("unset") : s; };
+  request.instrument = or_unset(info.backend);
+  request.observer = or_unset(info.observer);
+  // Total intensity (AA+BB summed here, or stored so): PRESTO's "summed" note.
+  const bool intensity =
+      info.intensity_from == "AA+BB" || info.pol_type == "AA+BB" || info.pol_type == "INTEN" || info.pol_type == "IQUV";
+  const std::string polns =
+      intensity ? fmt::format("2 polns were summed.  Samples have {} bits.", info.nbits)
+                : fmt::format("{} polns were not summed.  Samples have {} bits.", info.npol, info.nbits);
+  request.notes =
+      fmt::format("Project ID {}, Date: {}.\n    {}\n", or_unset(info.project), or_unset(info.date_obs), polns);
 }
 
 }  // namespace fastpsr

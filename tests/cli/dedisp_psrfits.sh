@@ -11,6 +11,11 @@ expect_exit 0 "search-mode PSRFITS (4-bit, 4 polarisations, total intensity from
   "$bin/dedisp" "$sf" --device cpu -v -d 56.7 -o crab
 check "a .dat and an .inf" test -s crab_DM56.70.dat -a -s crab_DM56.70.inf
 check "the source" grep -q "Object being observed *= *J0534+2200" crab_DM56.70.inf
+# What PRESTO's .inf takes from PSRFITS and a SIGPROC header cannot hold (it said FAKE and unset).
+check "the backend as the instrument" grep -q "Instrument used *= *Medusa$" crab_DM56.70.inf
+check "the observer" grep -q "Data observed by *= *WF$" crab_DM56.70.inf
+check "the project and date" grep -q "^    Project ID P958, Date: 2019-03-01T07:55:14.$" crab_DM56.70.inf
+check "the polarisations and bits" grep -q "^    2 polns were summed.  Samples have 4 bits.$" crab_DM56.70.inf
 # STT_IMJD 58543, STT_SMJD 28543, STT_OFFS 0.3605 (the file's README).
 check "the epoch" grep -q "Epoch of observation (MJD) *= *58543.33036296" crab_DM56.70.inf
 check "416 channels of 8 MHz from 708 MHz" sh -c \

@@ -25,6 +25,8 @@ class SigprocFloatView final : public ByteSource {
   [[nodiscard]] std::optional<std::uint64_t> size() const override;
   /// The header the bytes start with (the source's, with nbits 32).
   [[nodiscard]] const SigprocHeader& header() const noexcept { return header_; }
+  /// The file behind the bytes (a PsrfitsReader for a PSRFITS file).
+  [[nodiscard]] const SpectraSource& spectra() const noexcept { return *spectra_; }
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override;

@@ -14,6 +14,8 @@
 
 namespace fastpsr {
 
+struct PsrfitsInfo;
+
 enum class TimeSeriesOrigin { sigproc_tim, presto_dat, presto_sdat, tim_stream };
 
 struct TimeSeries {
@@ -68,8 +70,19 @@ struct InfRequest {
   /// (0, valid-1), (N-1, N-1) are written. 0 means all N are data.
   std::uint64_t valid_samples = 0;
   double tsamp_s = 0.0;  ///< bin width; 0 means the header's tsamp (set it when downsampling)
+  /// What the input file says and a SIGPROC header cannot (PSRFITS BACKEND, OBSERVER, PROJID,
+  /// DATE-OBS): the instrument, the observer and the notes' first lines ("Project ID ..., Date:
+  /// ...\n    2 polns were summed. ..."); empty means what make_inf_for derives from the header.
+  std::string instrument{};
+  std::string observer{};
+  std::string notes{};
   std::string analyzer;  ///< "Data analyzed by"; empty means the login name, as PRESTO does
 };
+
+/// The fields of `request` PRESTO takes from a search-mode PSRFITS file (its spectra_info_to_inf):
+/// instrument = BACKEND, observer = OBSERVER, notes "Project ID <PROJID>, Date: <DATE-OBS>." and
+/// the polarisations (total intensity: "2 polns were summed"), with the file's sample bits.
+void set_inf_fields_from_psrfits(const PsrfitsInfo& info, InfRequest& request);
 
 /// The .inf PRESTO's prepdata/prepsubband (-nobary) would write for a time series made from the
 /// filterbank with header `h`: PRESTO's telescope name and beam FWHM, centre of the lowest

@@ -13,6 +13,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/presto_dat.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/psrfits.hpp"
 #include "fastpsr/timeseries.hpp"
 #include "format_test_helpers.hpp"
 #include "support/test_support.hpp"
@@ -317,6 +318,44 @@ TEST_CASE("make_inf_for: values for a header PRESTO would see differently") {
   CHECK_FALSE(d.breaks());
   h.telescope_id = 64;  // no dish size in PRESTO: its default beam of 1 degree
   CHECK(make_inf_for(h, r).fov == 3600.0);
+}
+
+TEST_CASE("make_inf_for: a PSRFITS file's backend, observer, project and date, as PRESTO's .inf") {
+  SigprocHeader h;
+  h.tsamp = 1e-4;
+  h.fch1 = 1500.0;
+  h.foff = -1.0;
+  h.nchans = 4;
+  h.tstart = 58543.5;
+  PsrfitsInfo info;
+  info.backend = "Medusa";
+  info.observer = "WF";
+  info.project = "P958";
+  info.date_obs = "2019-03-01T07:55:14";
+  info.nbits = 4;
+  info.npol = 4;
+  info.pol_type = "AABBCRCI";
+  info.intensity_from = "AA+BB";
+  InfRequest r{.name = "x", .nsamples = 10, .analyzer = "someone"};
+  set_inf_fields_from_psrfits(info, r);
+  PrestoInf d = make_inf_for(h, r);
+  CHECK(d.instrument == "Medusa");
+  CHECK(d.observer == "WF");
+  CHECK(d.notes == "Project ID P958, Date: 2019-03-01T07:55:14.\n    2 polns were summed.  Samples have 4 bits.\n");
+  // One polarisation of two stored alone, and the cards missing: PRESTO's "unset".
+  info = PsrfitsInfo{};
+  info.nbits = 8;
+  info.npol = 1;
+  info.pol_type = "AA";
+  info.intensity_from = "first";
+  r = InfRequest{.name = "x", .nsamples = 10, .analyzer = "someone"};
+  set_inf_fields_from_psrfits(info, r);
+  d = make_inf_for(h, r);
+  CHECK(d.instrument == "unset");
+  CHECK(d.observer == "unset");
+  CHECK(d.notes == "Project ID unset, Date: unset.\n    1 polns were not summed.  Samples have 8 bits.\n");
+  // Without them (a SIGPROC input) the header's: machine 0 is SIGPROC's FAKE.
+  CHECK(make_inf_for(h, InfRequest{.name = "x", .nsamples = 10, .analyzer = "someone"}).instrument == "FAKE");
 }
 
 TEST_CASE("make_inf_for: a tstart that is not a finite MJD gives epoch 0") {
