@@ -84,6 +84,7 @@ struct Options {
   int nbits_out = 32;
   bool downsample_mean = false;
   bool even = false;
+  std::uint64_t numout = 0;
   std::string delay_model;
   std::string baseline = "none";
   bool nobaseline = false;
@@ -173,6 +174,11 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--even", o.even,
                "dat and tim: write an even number of samples per DM, dropping the last sample of an odd-length "
                "series, so that PRESTO's realfft and accelsearch accept every file (the .inf N matches the data)")
+      ->group(out);
+  app.add_option("--numout", o.numout,
+                 "dat: exactly N samples per DM (PRESTO -numout): the first N, or the series padded with its mean "
+                 "to N (the .inf's on/off pairs mark the padding)")
+      ->check(number_in(1, std::uint64_t{1} << 40, "give a number of samples of 1 or more"))
       ->group(out);
   app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
       ->group(out);
@@ -613,7 +619,7 @@ int run(int argc, char** argv) {
   const auto t_start = Clock::now();
   parse(app, normalize_single_dash(argc, argv,
                                    {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
-                                    "ignorechan", "nobary", "nsub", "mask"}));
+                                    "ignorechan", "nobary", "nsub", "mask", "numout"}));
   apply_common_options(o.common);
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
@@ -672,6 +678,15 @@ int run(int argc, char** argv) {
   const OutputFormat format = choose_format(o, run_dms);
   if (format == OutputFormat::dat && o.nbits_out != 32) {
     usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
+  }
+  if (o.numout > 0 && format != OutputFormat::dat) {
+    usage_error("--numout is for .dat files (PRESTO's -numout); the other formats hold the samples there are");
+  }
+  if (o.numout > 0 && o.even && o.numout % 2 != 0) {
+    usage_error(
+        fmt::format("--numout {} is odd; --even asks an even length (PRESTO's realfft and accelsearch "
+                    "refuse odd ones)",
+                    o.numout));
   }
   if (o.even && (format == OutputFormat::tim_stream || format == OutputFormat::fil)) {
     usage_error(
@@ -807,13 +822,16 @@ int run(int argc, char** argv) {
   oo.dm_decimals = o.dm_prec;
   oo.start_sample = o.start;
   oo.tmpdir = o.tmpdir;
-  oo.even = o.even;
+  oo.even = o.even && o.numout == 0;  // --numout sets the length itself
+  oo.numout = o.numout;
   oo.inf_fields = inf_fields;
   WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
   oo.team = &team;
   oo.note = fmt::format(
-      "fastpsr dedisp: the samples with full data at this DM, no padding; {} delays{}{}{}{}{}.", to_string(model),
-      o.zero_dm ? ", zero-DM filtered" : "",
+      "fastpsr dedisp: the samples with full data at this DM, {}; {} delays{}{}{}{}{}.",
+      o.numout > 0 ? fmt::format("the first {} (-numout), or all then their mean up to {}", o.numout, o.numout)
+                   : std::string("no padding"),
+      to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
       baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline,
       o.downsample_mean ? ", means of the downsampled samples" : "",
       o.downsample_after > 1 ? fmt::format(", sums of {} dedispersed samples", o.downsample_after) : std::string(),

@@ -98,6 +98,11 @@ class FileSeries final : public Output {
       held_.resize(series.size());
       has_held_.assign(series.size(), 0);
     }
+    if (o.numout > 0) {
+      FASTPSR_EXPECTS(o.format == OutputFormat::dat && !o.even, "numout is for dat output without even");
+      taken_.assign(series.size(), 0);
+      sums_.assign(series.size(), 0.0);
+    }
     if (files_stay_open(o, series.size())) {
       sinks_.resize(series.size());
       infs_.resize(series.size());
@@ -120,6 +125,15 @@ class FileSeries final : public Output {
   // or by finish() when the series' length is even (and dropped when it is odd). So a file's
   // length is even without cutting the temporary, and stdout or a FIFO can take it too.
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    if (opts_.numout > 0) {  // float32 samples: the first numout kept, their sum for the padding
+      n = static_cast<std::size_t>(std::min<std::uint64_t>(n, opts_.numout - taken_[i]));
+      taken_[i] += n;
+      for (std::size_t k = 0; k < n; ++k) {
+        float v;
+        std::memcpy(&v, data + 4 * k, sizeof v);
+        sums_[i] += static_cast<double>(v);
+      }
+    }
     if (!opts_.even || n == 0) {
       put(i, data, n);
       return;
@@ -143,9 +157,12 @@ class FileSeries final : public Output {
     committed_ = std::make_unique<std::atomic<unsigned>[]>(series_.size());
     temp_files::OutputSet set(2 * series_.size());  // file 2i: series i, 2i + 1: its .inf
     // The sample held back by write() is the last one: written where the length is even.
-    auto kept = [&](std::size_t i) { return opts_.even ? lengths[i] / 2 * 2 : lengths[i]; };
+    auto kept = [&](std::size_t i) {
+      return opts_.numout > 0 ? opts_.numout : opts_.even ? lengths[i] / 2 * 2 : lengths[i];
+    };
     auto last_sample = [&](std::size_t i, ByteSink& sink) {
       if (opts_.even && has_held_[i] != 0 && kept(i) == lengths[i]) sink.write(held_[i].data(), sample_bytes(nbits()));
+      if (opts_.numout > 0 && taken_[i] < opts_.numout) pad_to_numout(i, sink);
     };
     try {
       if (opts_.even) {
@@ -192,6 +209,18 @@ class FileSeries final : public Output {
   }
 
  private:
+  // --numout longer than the series: the series' mean after its samples, as prepsubband pads
+  // (it takes the mean of its first DM's series for all; each series' own here).
+  void pad_to_numout(std::size_t i, ByteSink& sink) const {
+    const float mean = taken_[i] > 0 ? static_cast<float>(sums_[i] / static_cast<double>(taken_[i])) : 0.0F;
+    std::vector<float> block(std::min<std::uint64_t>(opts_.numout - taken_[i], 65536), mean);
+    for (std::uint64_t left = opts_.numout - taken_[i]; left > 0;) {
+      const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
+      sink.write(block.data(), 4 * k);
+      left -= k;
+    }
+  }
+
   // Appends n samples to series i: its file, or the spool.
   void put(std::size_t i, const std::uint8_t* data, std::size_t n) {
     if (n == 0) return;
@@ -336,6 +365,7 @@ class FileSeries final : public Output {
     req.dm = series_[i].dm;
     req.nsamples = n;
     req.tsamp_s = series_[i].tsamp_s;
+    if (opts_.numout > 0 && taken_[i] < n) req.valid_samples = taken_[i];  // padded: on/off pairs
     PrestoInf inf = make_inf_for(input_, req);
     inf.mjd_f += static_cast<double>(opts_.start_sample) * input_.tsamp / 86400.0;
     while (inf.mjd_f >= 1.0) {
@@ -363,6 +393,9 @@ class FileSeries final : public Output {
   // series are written from different threads).
   std::vector<std::array<std::uint8_t, 4>> held_;
   std::vector<std::uint8_t> has_held_;
+  // With numout: samples of each series kept so far, and their sum (double) for the padding.
+  std::vector<std::uint64_t> taken_;
+  std::vector<double> sums_;
 };
 
 // A stream of .tim records, one per series (tim_stream.hpp), each header carrying its exact

@@ -43,6 +43,9 @@ struct OutputOptions {
   /// dat and tim: an even number of samples per series, the last sample of an odd-length one
   /// dropped (PRESTO's realfft and accelsearch refuse odd lengths); N in the .inf matches.
   bool even = false;
+  /// dat: exactly this many samples a series (PRESTO's -numout): the first `numout`, or all and
+  /// then the series' mean up to `numout`, the .inf's on/off pairs marking the padding. 0: off.
+  std::uint64_t numout = 0;
   /// Threads that open, write and complete files at once (dat, tim); nullptr: the caller's.
   WorkerTeam* team = nullptr;
   /// The DM trials of the whole run (more than the series of a --part): one DM in all is
