@@ -35,6 +35,7 @@
 #include "fastpsr/read_ahead.hpp"
 #include "fastpsr/sample_mask.hpp"
 #include "fastpsr/sigproc_view.hpp"
+#include "fastpsr/time_clip.hpp"
 #include "fastpsr/work_part.hpp"
 #include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
@@ -91,6 +92,8 @@ struct Options {
   std::string kill_chans;
   std::string ignore_file;
   std::string mask;
+  double clip = 0.0;
+  bool noclip = false;
   bool zero_dm = false;
   std::uint64_t start = 0;
   std::uint64_t nsamps = 0;
@@ -204,6 +207,13 @@ void add_options(CLI::App& app, Options& o) {
                  "PRESTO rfifind mask (obs_rfifind.mask): masked samples take their channel's average from the "
                  ".stats file beside it, as prepsubband -mask")
       ->group(proc);
+  app.add_option("--clip", o.clip,
+                 "Time-domain clipping at this many sigma, as PRESTO's prepsubband -clip (its default 6; dedisp's 0, "
+                 "off): blocks of 2400 spectra, each spectrum whose zero-DM sum is further than sigma running "
+                 "deviations from the running mean takes the channels' running averages")
+      ->check(not_negative_number("give 0 (off) or a number of sigma above 0"))
+      ->group(proc);
+  app.add_flag("--noclip", o.noclip, "Same as --clip 0 (PRESTO's -noclip)")->group(proc);
   app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
   app.add_option("--downsample,--downsamp", o.downsample,
                  "Sum this many input samples per output sample, delays rounded in output samples as prepsubband "
@@ -619,10 +629,15 @@ int run(int argc, char** argv) {
   const auto t_start = Clock::now();
   parse(app, normalize_single_dash(argc, argv,
                                    {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
-                                    "ignorechan", "nobary", "nsub", "mask", "numout"}));
+                                    "ignorechan", "nobary", "nsub", "mask", "numout", "clip", "noclip"}));
   apply_common_options(o.common);
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
+  if (o.noclip) o.clip = 0.0;
+  if (o.clip > 0.0 && o.zero_dm) {
+    log_warning("--clip {} with --zero-dm: no clipping, as PRESTO turns it off with -zerodm", o.clip);
+    o.clip = 0.0;
+  }
 
   // The device is chosen, then a GPU's context created (a few hundred ms), on another thread
   // while the input is opened (from a pipe: while its writer starts too), the plans are made and
@@ -714,8 +729,11 @@ int run(int argc, char** argv) {
   std::optional<SampleMasker> masker;
   if (!o.mask.empty()) {
     masker.emplace(open_rfifind_mask(o.mask, h));
+    if (o.clip > 0.0) masker->expect_clipper_padding();
     log_verbose("mask: {}", masker->describe());
   }
+  std::optional<TimeClipper> clipper;
+  if (o.clip > 0.0) clipper.emplace(o.clip, h.nchans, h.nbits, input.is_signed);
 
   // Input span.
   if (o.start > 0) {
@@ -852,6 +870,13 @@ int run(int argc, char** argv) {
     gulp = std::min(gulp, std::max(lcm_ds, static_cast<std::size_t>((*nin_known + lcm_ds - 1) / lcm_ds * lcm_ds)));
   }
   for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
+  // Clipping takes blocks of 2400 spectra (PRESTO's): each read is a whole number of them where
+  // the gulp holds one and stays a multiple of the downsampling; a read that is not (a short
+  // gulp, the input's end) ends with a shorter block.
+  if (clipper) {
+    const std::size_t unit = std::lcm(TimeClipper::kPrestoBlock, lcm_ds);
+    if (gulp >= unit) gulp = gulp / unit * unit;
+  }
 
   // -v: what is about to happen.
   log_verbose("input: {}: {} channels, {}-bit, tsamp {} us, {} samples{}", reader->name(), h.nchans, h.nbits,
@@ -934,7 +959,18 @@ int run(int argc, char** argv) {
       requested += want;
       const std::size_t n = reader->read_packed(into, want);
       ended = n < want;
-      if (masker) masker->apply(into, n, o.start + first);
+      if (clipper) {  // clip, then mask with the clipper's channel levels, block by block (PRESTO)
+        for (std::size_t s = 0; s < n; s += TimeClipper::kPrestoBlock) {
+          const std::size_t k = std::min(TimeClipper::kPrestoBlock, n - s);
+          if (!(masker && masker->wholly_masked(o.start + first + s, k))) clipper->clip_block(into + s * bps, k);
+          if (masker) {
+            if (clipper->blocks() > 0) masker->set_padding(clipper->channel_levels());
+            masker->apply(into + s * bps, k, o.start + first + s);
+          }
+        }
+      } else if (masker) {
+        masker->apply(into, n, o.start + first);
+      }
       if (h.nbits == 32) {
         const auto nchans = static_cast<std::size_t>(h.nchans);
         for (std::size_t i = 0; i < n * nchans; ++i) {
@@ -984,6 +1020,14 @@ int run(int argc, char** argv) {
         "{} holds NaN or Inf, which accelsearch refuses; kill the channels (--kill-chans) or clean the file",
         reader->name(), nonfinite, nonfinite == 1 ? " is" : "s are", first_nonfinite_sample, first_nonfinite_channel,
         nonfinite == 1 ? "it" : "them");
+  }
+  if (clipper) {
+    log_verbose("clip: {} sigma: {} of {} spectra replaced ({:.3f}%) in {} blocks of up to {}", clipper->sigma(),
+                clipper->spectra_clipped(), clipper->spectra_seen(),
+                clipper->spectra_seen() > 0 ? 100.0 * static_cast<double>(clipper->spectra_clipped()) /
+                                                  static_cast<double>(clipper->spectra_seen())
+                                            : 0.0,
+                clipper->blocks(), TimeClipper::kPrestoBlock);
   }
   if (masker) {
     log_verbose("mask: {} of {} values replaced ({:.2f}%)", masker->values_replaced(), masker->values_seen(),

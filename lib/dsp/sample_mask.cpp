@@ -170,6 +170,24 @@ void SampleMasker::pad_from_data(const std::uint8_t* spectra, std::size_t n, std
   }
 }
 
+void SampleMasker::set_padding(const std::vector<double>& levels) {
+  FASTPSR_EXPECTS(levels.size() == static_cast<std::size_t>(nchans_), "{} padding values for {} channels",
+                  levels.size(), nchans_);
+  pad_.assign(levels.begin(), levels.end());
+  code_.resize(pad_.size());
+  for (std::size_t c = 0; c < pad_.size(); ++c) code_[c] = sample_code(pad_[c], nbits_, is_signed_);
+  pad_from_clipper_ = true;
+}
+
+bool SampleMasker::wholly_masked(std::uint64_t first, std::size_t n) {
+  if (n == 0) return false;
+  const auto per = static_cast<std::uint64_t>(mask_.samples_per_interval);
+  for (std::uint64_t i = first / per; i <= (first + n - 1) / per; ++i) {
+    if (channels_of(i).size() != static_cast<std::size_t>(nchans_)) return false;
+  }
+  return true;
+}
+
 void SampleMasker::apply(std::uint8_t* spectra, std::size_t n, std::uint64_t first) {
   if (n == 0) return;
   if (pad_.empty()) pad_from_data(spectra, n, first);
@@ -198,8 +216,9 @@ std::string SampleMasker::describe() const {
       "channel-intervals listed; padding from {}",
       path_, mask_.nintervals, mask_.samples_per_interval, mask_.interval_s, mask_.zap_chans.size(),
       mask_.zap_chans.size() == 1 ? "" : "s", mask_.zap_ints.size(), mask_.zap_ints.size() == 1 ? "" : "s", listed,
-      pad_from_stats_ ? "the rfifind .stats file (mid-80% channel averages)"
-                      : "each channel's mean over its unmasked samples of the first gulp (no .stats file)");
+      pad_from_clipper_ ? "the clipper's running channel averages (as PRESTO while it clips)"
+      : pad_from_stats_ ? "the rfifind .stats file (mid-80% channel averages)"
+                        : "each channel's mean over its unmasked samples of the first gulp (no .stats file)");
 }
 
 SampleMasker open_rfifind_mask(const std::string& mask_path, const SigprocHeader& header) {

@@ -86,10 +86,18 @@ check "-v counts the values replaced: $(grep 'values replaced' masked.log)" \
 # PRESTO's spelling, and the prepsubband shim's -mask.
 "$bin/dedisp" r.fil -d 0 --device cpu -q -mask r_rfifind.mask -o dash
 check "-mask is --mask" cmp dash_DM0.00.dat masked_DM0.00.dat
-"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -lodm 0 -dmstep 1 -numdms 1 -nsub 64 -mask r_rfifind.mask \
-  -o ps r.fil 2>/dev/null
-check "prepsubband shim -mask: the same series (one sample fewer: even length)" \
+"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -noclip -lodm 0 -dmstep 1 -numdms 1 -nsub 64 \
+  -mask r_rfifind.mask -o ps r.fil 2>/dev/null
+check "prepsubband shim -noclip -mask: the same series (one sample fewer: even length)" \
   cmp -n $((4 * 19999)) ps_DM0.00.dat masked_DM0.00.dat
+# Clipping (the shim's default, as PRESTO's) pads masked samples with the clipper's running
+# channel levels instead, as PRESTO does.
+"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -lodm 0 -dmstep 1 -numdms 1 -nsub 64 \
+  -mask r_rfifind.mask -o psc r.fil 2>/dev/null
+"$bin/dedisp" r.fil -d 0 --device cpu -v --clip 6 --mask r_rfifind.mask --even -o clipped 2>clipped.log
+check "prepsubband shim -mask (clipping at 6): dedisp --clip 6 --mask" cmp psc_DM0.00.dat clipped_DM0.00.dat
+check "-v: padding from the clipper's levels" grep -q "padding from the clipper's running channel averages" clipped.log
+check "clipped and masked differ from masked alone" sh -c "! cmp -s -n $((4 * 19999)) clipped_DM0.00.dat masked_DM0.00.dat"
 
 # With --start the mask's intervals still count from the file's first sample.
 "$bin/dedisp" r.fil -d 0 --device cpu -q --mask r_rfifind.mask --start 3000 -o late

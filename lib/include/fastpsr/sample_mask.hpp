@@ -28,6 +28,16 @@ class SampleMasker {
   /// last interval have only the channels masked throughout replaced.
   void apply(std::uint8_t* spectra, std::size_t n, std::uint64_t first);
 
+  /// Pads with these values (file order) from now on: PRESTO's padding while it clips is the
+  /// clipper's running channel averages (TimeClipper::channel_levels), not the .stats values.
+  void set_padding(const std::vector<double>& levels);
+  /// Says (in describe()) that set_padding will give the padding: a clipper runs.
+  void expect_clipper_padding() { pad_from_clipper_ = true; }
+
+  /// True when every sample of the n from `first` on has every channel masked (PRESTO skips its
+  /// clipping for such a block).
+  [[nodiscard]] bool wholly_masked(std::uint64_t first, std::size_t n);
+
   [[nodiscard]] std::uint64_t values_replaced() const { return replaced_; }
   [[nodiscard]] std::uint64_t values_seen() const { return seen_; }
   /// "obs_rfifind.mask: 12 intervals of 2400 samples, 40 channels masked throughout, ...".
@@ -46,6 +56,7 @@ class SampleMasker {
   std::vector<float> pad_;           // per file channel
   std::vector<std::uint32_t> code_;  // pad_ packed as the file's samples (bit pattern)
   bool pad_from_stats_ = false;
+  bool pad_from_clipper_ = false;
   std::uint64_t cached_interval_ = UINT64_MAX;
   std::vector<std::uint32_t> cached_;  // file channels masked in cached_interval_
   std::vector<std::uint32_t> throughout_;
