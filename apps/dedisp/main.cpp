@@ -1021,19 +1021,18 @@ int run(int argc, char** argv) {
         reader->name(), nonfinite, nonfinite == 1 ? " is" : "s are", first_nonfinite_sample, first_nonfinite_channel,
         nonfinite == 1 ? "it" : "them");
   }
+  auto percent = [](std::uint64_t count, std::uint64_t whole) {
+    return whole > 0 ? 100.0 * static_cast<double>(count) / static_cast<double>(whole) : 0.0;
+  };
   if (clipper) {
     log_verbose("clip: {} sigma: {} of {} spectra replaced ({:.3f}%) in {} blocks of up to {}", clipper->sigma(),
                 clipper->spectra_clipped(), clipper->spectra_seen(),
-                clipper->spectra_seen() > 0 ? 100.0 * static_cast<double>(clipper->spectra_clipped()) /
-                                                  static_cast<double>(clipper->spectra_seen())
-                                            : 0.0,
-                clipper->blocks(), TimeClipper::kPrestoBlock);
+                percent(clipper->spectra_clipped(), clipper->spectra_seen()), clipper->blocks(),
+                TimeClipper::kPrestoBlock);
   }
   if (masker) {
     log_verbose("mask: {} of {} values replaced ({:.2f}%)", masker->values_replaced(), masker->values_seen(),
-                masker->values_seen() > 0 ? 100.0 * static_cast<double>(masker->values_replaced()) /
-                                                static_cast<double>(masker->values_seen())
-                                          : 0.0);
+                percent(masker->values_replaced(), masker->values_seen()));
   }
   const double elapsed = seconds_since(t0);
 

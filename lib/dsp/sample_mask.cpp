@@ -15,28 +15,6 @@
 namespace fastpsr {
 namespace {
 
-// Sample `index` of a packed run (formats.md §1.6: sub-byte samples earliest in the low bits).
-float read_sample(const std::uint8_t* p, std::size_t index, int nbits, bool is_signed) {
-  switch (nbits) {
-    case 8:
-      return is_signed ? static_cast<float>(static_cast<std::int8_t>(p[index])) : static_cast<float>(p[index]);
-    case 16: {
-      std::uint16_t v;
-      std::memcpy(&v, p + 2 * index, 2);
-      return static_cast<float>(v);
-    }
-    case 32: {
-      float v;
-      std::memcpy(&v, p + 4 * index, 4);
-      return v;
-    }
-    default: {
-      const std::size_t bit = index * static_cast<std::size_t>(nbits);
-      return static_cast<float>((p[bit / 8] >> (bit % 8)) & ((1U << nbits) - 1U));
-    }
-  }
-}
-
 void write_sample(std::uint8_t* p, std::size_t index, int nbits, std::uint32_t code) {
   switch (nbits) {
     case 8:
@@ -98,18 +76,28 @@ SampleMasker::SampleMasker(PrestoMask mask, std::vector<float> pad, const Sigpro
                             mask_.interval_s, mask_.samples_per_interval, mask_.samples_per_interval, expected),
                 path_);
   }
-  auto file_channel = [&](int c) { return static_cast<std::uint32_t>(flipped_ ? nchans_ - 1 - c : c); };
+  FASTPSR_EXPECTS(packed_bytes(static_cast<std::size_t>(nchans_), nbits_) * 8 ==
+                      static_cast<std::size_t>(nchans_) * static_cast<std::size_t>(nbits_),
+                  "a spectrum of {} channels of {} bits is not whole bytes", nchans_, nbits_);
   for (const int c : mask_.zap_chans) throughout_.push_back(file_channel(c));
   std::sort(throughout_.begin(), throughout_.end());
   if (!pad.empty()) {
     FASTPSR_EXPECTS(pad.size() == static_cast<std::size_t>(nchans_), "{} padding values for {} channels", pad.size(),
                     nchans_);
-    pad_.resize(pad.size());
-    for (int c = 0; c < nchans_; ++c) pad_[file_channel(c)] = pad[static_cast<std::size_t>(c)];
-    pad_from_stats_ = true;
-    code_.resize(pad_.size());
-    for (std::size_t c = 0; c < pad_.size(); ++c) code_[c] = sample_code(pad_[c], nbits_, is_signed_);
+    std::vector<float> file_order(pad.size());
+    for (int c = 0; c < nchans_; ++c) file_order[file_channel(c)] = pad[static_cast<std::size_t>(c)];
+    use_padding(file_order);
+    pad_source_ = PadSource::stats;
   }
+}
+
+template <typename T>
+void SampleMasker::use_padding(const std::vector<T>& values) {
+  FASTPSR_EXPECTS(values.size() == static_cast<std::size_t>(nchans_), "{} padding values for {} channels",
+                  values.size(), nchans_);
+  pad_.assign(values.begin(), values.end());
+  code_.resize(pad_.size());
+  for (std::size_t c = 0; c < pad_.size(); ++c) code_[c] = sample_code(pad_[c], nbits_, is_signed_);
 }
 
 const std::vector<std::uint32_t>& SampleMasker::channels_of(std::uint64_t interval) {
@@ -123,9 +111,7 @@ const std::vector<std::uint32_t>& SampleMasker::channels_of(std::uint64_t interv
       for (std::size_t c = 0; c < cached_.size(); ++c) cached_[c] = static_cast<std::uint32_t>(c);
       return cached_;
     }
-    for (const int c : mask_.chans[static_cast<std::size_t>(i)]) {
-      cached_.push_back(static_cast<std::uint32_t>(flipped_ ? nchans_ - 1 - c : c));
-    }
+    for (const int c : mask_.chans[static_cast<std::size_t>(i)]) cached_.push_back(file_channel(c));
     std::sort(cached_.begin(), cached_.end());
     cached_.erase(std::unique(cached_.begin(), cached_.end()), cached_.end());
   }
@@ -140,17 +126,17 @@ void SampleMasker::pad_from_data(const std::uint8_t* spectra, std::size_t n, std
   std::vector<double> sum(nc, 0.0);
   std::vector<std::uint64_t> count(nc, 0);
   std::vector<std::uint8_t> masked(nc);
+  std::vector<float> row(nc);
   const std::size_t spectrum_bytes = packed_bytes(nc, nbits_);
   for (std::size_t s = 0; s < n; ++s) {
     std::fill(masked.begin(), masked.end(), 0);
     for (const auto c : channels_of((first + s) / static_cast<std::uint64_t>(mask_.samples_per_interval))) {
       masked[c] = 1;
     }
-    const std::uint8_t* row = spectra + s * spectrum_bytes;
+    unpack_to_float(spectra + s * spectrum_bytes, row.data(), nc, nbits_, is_signed_);
     for (std::size_t c = 0; c < nc; ++c) {
-      if (masked[c] != 0) continue;
-      const float v = read_sample(row, c, nbits_, is_signed_);
-      if (!std::isfinite(v)) continue;
+      const float v = row[c];
+      if (masked[c] != 0 || !std::isfinite(v)) continue;
       sum[c] += static_cast<double>(v);
       ++count[c];
     }
@@ -162,21 +148,16 @@ void SampleMasker::pad_from_data(const std::uint8_t* spectra, std::size_t n, std
     nall += count[c];
   }
   const double fallback = nall > 0 ? all / static_cast<double>(nall) : 0.0;
-  pad_.resize(nc);
-  code_.resize(nc);
+  std::vector<float> means(nc);
   for (std::size_t c = 0; c < nc; ++c) {
-    pad_[c] = static_cast<float>(count[c] > 0 ? sum[c] / static_cast<double>(count[c]) : fallback);
-    code_[c] = sample_code(pad_[c], nbits_, is_signed_);
+    means[c] = static_cast<float>(count[c] > 0 ? sum[c] / static_cast<double>(count[c]) : fallback);
   }
+  use_padding(means);
 }
 
 void SampleMasker::set_padding(const std::vector<double>& levels) {
-  FASTPSR_EXPECTS(levels.size() == static_cast<std::size_t>(nchans_), "{} padding values for {} channels",
-                  levels.size(), nchans_);
-  pad_.assign(levels.begin(), levels.end());
-  code_.resize(pad_.size());
-  for (std::size_t c = 0; c < pad_.size(); ++c) code_[c] = sample_code(pad_[c], nbits_, is_signed_);
-  pad_from_clipper_ = true;
+  use_padding(levels);
+  pad_source_ = PadSource::clipper;
 }
 
 bool SampleMasker::wholly_masked(std::uint64_t first, std::size_t n) {
@@ -192,8 +173,6 @@ void SampleMasker::apply(std::uint8_t* spectra, std::size_t n, std::uint64_t fir
   if (n == 0) return;
   if (pad_.empty()) pad_from_data(spectra, n, first);
   const std::size_t spectrum_bytes = packed_bytes(static_cast<std::size_t>(nchans_), nbits_);
-  FASTPSR_EXPECTS(spectrum_bytes * 8 == static_cast<std::size_t>(nchans_) * static_cast<std::size_t>(nbits_),
-                  "a spectrum of {} channels of {} bits is not whole bytes", nchans_, nbits_);
   const auto per = static_cast<std::uint64_t>(mask_.samples_per_interval);
   for (std::size_t s = 0; s < n;) {
     const std::uint64_t interval = (first + s) / per;
@@ -216,9 +195,10 @@ std::string SampleMasker::describe() const {
       "channel-intervals listed; padding from {}",
       path_, mask_.nintervals, mask_.samples_per_interval, mask_.interval_s, mask_.zap_chans.size(),
       mask_.zap_chans.size() == 1 ? "" : "s", mask_.zap_ints.size(), mask_.zap_ints.size() == 1 ? "" : "s", listed,
-      pad_from_clipper_ ? "the clipper's running channel averages (as PRESTO while it clips)"
-      : pad_from_stats_ ? "the rfifind .stats file (mid-80% channel averages)"
-                        : "each channel's mean over its unmasked samples of the first gulp (no .stats file)");
+      pad_source_ == PadSource::clipper ? "the clipper's running channel averages (as PRESTO while it clips)"
+      : pad_source_ == PadSource::stats
+          ? "the rfifind .stats file (mid-80% channel averages)"
+          : "each channel's mean over its unmasked samples of the first gulp (no .stats file)");
 }
 
 SampleMasker open_rfifind_mask(const std::string& mask_path, const SigprocHeader& header) {

@@ -46,7 +46,7 @@ TimeClipper::TimeClipper(double sigma, int nchans, int nbits, bool is_signed)
   FASTPSR_EXPECTS(nchans >= 1 && (static_cast<std::size_t>(nchans) * static_cast<std::size_t>(nbits)) % 8 == 0,
                   "{} channels of {} bits are not whole bytes", nchans, nbits);
   row_.resize(static_cast<std::size_t>(nchans));
-  chan_sum_.resize(static_cast<std::size_t>(nchans));
+  chan_now_.resize(static_cast<std::size_t>(nchans));
   packed_levels_.resize(packed_bytes(static_cast<std::size_t>(nchans), nbits));
 }
 
@@ -74,33 +74,32 @@ std::size_t TimeClipper::clip_block(std::uint8_t* spectra, std::size_t n) {
   // that leaves running values of 0, which clip and zero every spectrum.
   const double lo = median - 3.0 * deviation;
   const double hi = median + 3.0 * deviation;
-  std::fill(chan_sum_.begin(), chan_sum_.end(), 0.0);
+  std::fill(chan_now_.begin(), chan_now_.end(), 0.0);
   scratch_.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const bool good = (zero_dm_[i] > lo && zero_dm_[i] < hi) || (deviation == 0.0 && zero_dm_[i] == median);
     if (!good) continue;
     scratch_.push_back(zero_dm_[i]);
     unpack_to_float(spectra + i * row_bytes, row_.data(), nc, nbits_, is_signed_);
-    for (std::size_t c = 0; c < nc; ++c) chan_sum_[c] += static_cast<double>(row_[c]);
+    for (std::size_t c = 0; c < nc; ++c) chan_now_[c] += static_cast<double>(row_[c]);
   }
-  std::vector<double> chan_now(nc);
   if (scratch_.empty()) {  // nothing good in this block: the running values stand
     mean = running_avg_;
     deviation = running_std_;
-    chan_now = chan_running_.empty() ? std::vector<double>(nc, 0.0) : chan_running_;
+    if (!chan_running_.empty()) chan_now_ = chan_running_;  // else the zeros above
   } else {
     running_mean_variance(scratch_.data(), scratch_.size(), mean, variance);
     deviation = std::sqrt(variance);
-    for (std::size_t c = 0; c < nc; ++c) chan_now[c] = chan_sum_[c] / static_cast<double>(scratch_.size());
+    for (auto& c : chan_now_) c /= static_cast<double>(scratch_.size());
   }
   if (blocks_ > 0) {
     running_avg_ = 0.9 * running_avg_ + 0.1 * mean;
     running_std_ = 0.9 * running_std_ + 0.1 * deviation;
-    for (std::size_t c = 0; c < nc; ++c) chan_running_[c] = 0.9 * chan_running_[c] + 0.1 * chan_now[c];
+    for (std::size_t c = 0; c < nc; ++c) chan_running_[c] = 0.9 * chan_running_[c] + 0.1 * chan_now_[c];
   } else {
     running_avg_ = mean;
     running_std_ = deviation;
-    chan_running_ = chan_now;
+    chan_running_ = chan_now_;
   }
   ++blocks_;
   seen_ += n;
@@ -109,9 +108,9 @@ std::size_t TimeClipper::clip_block(std::uint8_t* spectra, std::size_t n) {
   std::size_t replaced = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!(std::fabs(zero_dm_[i] - running_avg_) > trigger)) continue;
-    if (replaced == 0) {
-      std::vector<float> levels(chan_running_.begin(), chan_running_.end());
-      pack_from_float(levels.data(), packed_levels_.data(), nc, nbits_, is_signed_);
+    if (replaced == 0) {  // the levels as the file's samples, once a block
+      std::copy(chan_running_.begin(), chan_running_.end(), row_.begin());
+      pack_from_float(row_.data(), packed_levels_.data(), nc, nbits_, is_signed_);
     }
     std::memcpy(spectra + i * row_bytes, packed_levels_.data(), row_bytes);
     ++replaced;

@@ -32,7 +32,7 @@ class SampleMasker {
   /// clipper's running channel averages (TimeClipper::channel_levels), not the .stats values.
   void set_padding(const std::vector<double>& levels);
   /// Says (in describe()) that set_padding will give the padding: a clipper runs.
-  void expect_clipper_padding() { pad_from_clipper_ = true; }
+  void expect_clipper_padding() { pad_source_ = PadSource::clipper; }
 
   /// True when every sample of the n from `first` on has every channel masked (PRESTO skips its
   /// clipping for such a block).
@@ -46,6 +46,14 @@ class SampleMasker {
  private:
   const std::vector<std::uint32_t>& channels_of(std::uint64_t interval);
   void pad_from_data(const std::uint8_t* spectra, std::size_t n, std::uint64_t first);
+  // Takes `values` (file order) as the padding, with their packed bit patterns.
+  template <typename T>
+  void use_padding(const std::vector<T>& values);
+  [[nodiscard]] std::uint32_t file_channel(int mask_channel) const {
+    return static_cast<std::uint32_t>(flipped_ ? nchans_ - 1 - mask_channel : mask_channel);
+  }
+
+  enum class PadSource { data, stats, clipper };
 
   PrestoMask mask_;
   std::string path_;
@@ -55,8 +63,7 @@ class SampleMasker {
   bool flipped_ = false;             // the file's channel 0 is the highest: file channel = nchans-1-mask's
   std::vector<float> pad_;           // per file channel
   std::vector<std::uint32_t> code_;  // pad_ packed as the file's samples (bit pattern)
-  bool pad_from_stats_ = false;
-  bool pad_from_clipper_ = false;
+  PadSource pad_source_ = PadSource::data;
   std::uint64_t cached_interval_ = UINT64_MAX;
   std::vector<std::uint32_t> cached_;  // file channels masked in cached_interval_
   std::vector<std::uint32_t> throughout_;

@@ -39,10 +39,10 @@ class TimeClipper {
   double running_avg_ = 0.0;
   double running_std_ = 0.0;
   std::vector<double> chan_running_;
-  std::vector<float> row_;                   // one spectrum unpacked
+  std::vector<float> row_;                   // one spectrum unpacked (or the levels, to pack)
   std::vector<double> zero_dm_;              // the block's zero-DM series
   std::vector<double> scratch_;              // sorted copies, good points
-  std::vector<double> chan_sum_;             // the good spectra's channel sums
+  std::vector<double> chan_now_;             // the good spectra's channel sums, then means (the block's levels)
   std::vector<std::uint8_t> packed_levels_;  // one spectrum of the running levels, packed
   std::uint64_t clipped_ = 0;
   std::uint64_t seen_ = 0;
