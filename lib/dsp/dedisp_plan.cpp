@@ -110,11 +110,23 @@ std::int64_t nearest_long(double x) {
   return x < 0.0 ? static_cast<std::int64_t>(x - 0.5) : static_cast<std::int64_t>(x + 0.5);
 }
 
+// PRESTO's lowest channel centre: it keeps every band lowest channel first (it flips a SIGPROC
+// band whose foff < 0 as it reads), so the lowest channel is fch1's far end or fch1 itself.
+double presto_lofreq(const DedispInput& in) {
+  const double chanwidth = std::fabs(in.foff_mhz);
+  return in.foff_mhz < 0.0 ? in.fch1_mhz - (in.nchans - 1) * chanwidth : in.fch1_mhz;
+}
+
+// PRESTO's index (lowest frequency first) of file channel c.
+std::size_t presto_channel_index(const DedispInput& in, std::size_t c) {
+  return in.foff_mhz < 0.0 ? static_cast<std::size_t>(in.nchans) - 1 - c : c;
+}
+
 // PRESTO dispersion.c subband_delays(): delay (s) at the highest channel of each subband,
 // lowest subband first.
 std::vector<double> presto_subband_top_delays(const DedispInput& in, int nsub, double dm) {
   const double chanwidth = std::fabs(in.foff_mhz);
-  const double lofreq = in.fch1_mhz - (in.nchans - 1) * chanwidth;
+  const double lofreq = presto_lofreq(in);
   const int chan_per_subband = in.nchans / nsub;
   const double subbandwidth = chanwidth * chan_per_subband;
   const double losub_hifreq = lofreq + subbandwidth - chanwidth;
@@ -133,7 +145,7 @@ std::vector<std::int64_t> presto_subband_stage1(const DedispInput& in, const Ded
   for (double dm : p.dms) avgdm += dm;
   avgdm /= static_cast<double>(p.dms.size());
   const double chanwidth = std::fabs(in.foff_mhz);
-  const double lofreq = in.fch1_mhz - (in.nchans - 1) * chanwidth;
+  const double lofreq = presto_lofreq(in);
   const int cps = in.nchans / p.presto_nsub;
   const std::vector<double> top = presto_subband_top_delays(in, p.presto_nsub, avgdm);
   std::vector<std::int64_t> s(static_cast<std::size_t>(in.nchans));
@@ -215,7 +227,7 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
       const double d = saturated(dm_delay_s(problem.model, problem.dms[i], freqs[c], plan.ref_freq_mhz) / out_tsamp);
       std::int64_t s = problem.model == DelayModel::presto ? nearest_long(d) : static_cast<std::int64_t>(d);
       if (two_stage) {
-        const std::size_t ii = nchans - 1 - c;  // PRESTO's channel index: lowest frequency first
+        const std::size_t ii = presto_channel_index(in, c);
         const auto sb = ii / (nchans / static_cast<std::size_t>(problem.presto_nsub));
         s = stage1[ii] + stage2[sb];
       }
