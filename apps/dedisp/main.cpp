@@ -25,6 +25,7 @@
 #include "fastpsr/channel_mask.hpp"
 #include "fastpsr/dedisp.hpp"
 #include "fastpsr/dedisp_backend.hpp"
+#include "fastpsr/dedisp_subbands.hpp"
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
@@ -40,6 +41,7 @@
 #include "fastpsr/worker_team.hpp"
 #include "fastpsr/zero_dm.hpp"
 #include "outputs.hpp"
+#include "subband_feed.hpp"
 
 namespace fastpsr::app {
 namespace {
@@ -54,6 +56,7 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil --dm-list dms.txt --kill-chans 0:40,800:823 --baseline median:4096 -o out/obs
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
   dedisp obs.fil --dm 0:500:1 --format fil -B 8 -o dmtime.fil                 DM-time quick look
+  dedisp obs.fil -d 56.7 --subbands 32 -o sub.fil     32 subbands dedispersed at DM 56.7 (dedisperse -b 32)
   PRESTO flags work too: dedisp -lodm 58 -dmstep 0.3 -numdms 32 -nobary -o iso iso.fil
   dedisp obs.fil --dm-plan auto --part $SLURM_ARRAY_TASK_ID/8 -o out/obs    one eighth of the trials
 
@@ -80,6 +83,7 @@ struct Options {
   int downsample = 1;
   int downsample_after = 1;
   int nsub = 0;
+  std::string subbands;
   std::string output;
   std::string format;
   int nbits_out = 32;
@@ -182,6 +186,10 @@ void add_options(CLI::App& app, Options& o) {
                  "dat: exactly N samples per DM (PRESTO -numout): the first N, or the series padded with its mean "
                  "to N (the .inf's on/off pairs mark the padding)")
       ->check(number_in(1, std::uint64_t{1} << 40, "give a number of samples of 1 or more"))
+      ->group(out);
+  app.add_option("--subbands", o.subbands,
+                 "N or all: at one DM, write N subbands of adjacent channels, each dedispersed to its own top (its "
+                 "first channel with --delay-model sigproc), as a filterbank (SIGPROC dedisperse -b N)")
       ->group(out);
   app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
       ->group(out);
@@ -373,6 +381,7 @@ std::vector<Range> dm_ranges(const Options& o, const WorkPart& part, const Sigpr
 
 OutputFormat choose_format(const Options& o, std::size_t ndms) {
   if (!o.format.empty()) return parse_output_format(o.format);
+  if (!o.subbands.empty()) return OutputFormat::fil;
   if (o.output.ends_with(".tim")) return OutputFormat::tim;
   if (o.output.ends_with(".fil")) return OutputFormat::fil;
   if (!o.output.empty() && o.output != "-") return OutputFormat::dat;
@@ -614,6 +623,37 @@ HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vec
   return m;
 }
 
+// --subbands N|all: the number of subbands (0 without it), checked against the rest of the run.
+int subband_count(const Options& o, const SigprocHeader& h, const std::vector<Range>& ranges, OutputFormat format) {
+  if (o.subbands.empty()) return 0;
+  int n = 0;
+  if (o.subbands == "all") {
+    n = h.nchans;
+  } else {
+    std::size_t used = 0;
+    try {
+      n = std::stoi(o.subbands, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != o.subbands.size() || n < 1) {
+      usage_error(fmt::format("--subbands '{}': give a number of subbands (1 or more) or all", o.subbands));
+    }
+  }
+  if (n > h.nchans || h.nchans % n != 0) {
+    usage_error(fmt::format("--subbands {}: the {} channels do not split into {} subbands of equal size", o.subbands,
+                            h.nchans, n));
+  }
+  if (ranges.size() != 1 || ranges.front().dms.size() != 1 || !o.dm_plan.empty()) {
+    usage_error("--subbands dedisperses at one DM (-d DM, or a --dm range or list of one)");
+  }
+  if (format != OutputFormat::fil) usage_error("--subbands writes a filterbank (--format fil)");
+  if (o.nsub > 0) {
+    usage_error("--subbands does not go with --nsub (prepsubband's two-stage rounding of summed DM trials)");
+  }
+  return n;
+}
+
 // Threads that write the series of one block at once: the page cache takes a few GB/s per
 // thread, so one thread would make writing the slowest stage.
 std::size_t writer_threads(int requested) {
@@ -694,6 +734,7 @@ int run(int argc, char** argv) {
   if (format == OutputFormat::dat && o.nbits_out != 32) {
     usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
   }
+  const int subbands = subband_count(o, h, ranges, format);
   if (o.numout > 0 && format != OutputFormat::dat) {
     usage_error("--numout is for .dat files (PRESTO's -numout); the other formats hold the samples there are");
   }
@@ -761,7 +802,19 @@ int run(int argc, char** argv) {
     dd_input.is_signed = false;
   }
   std::vector<DedispPlan> plans;
-  for (const auto& r : ranges) {
+  std::optional<SubbandSplit> split;  // --subbands: one plan a subband
+  if (subbands > 0) {
+    DedispProblem whole;
+    whole.input = dd_input;
+    whole.dms = ranges.front().dms;
+    whole.downsample = ranges.front().downsample;
+    whole.model = model;
+    whole.keep = keep;
+    split = naming_file(reader->name(), [&] { return split_into_subbands(whole, subbands); });
+    for (const auto& p : split->problems)
+      plans.push_back(naming_file(reader->name(), [&] { return make_dedisp_plan(p); }));
+  }
+  for (const auto& r : subbands > 0 ? std::vector<Range>() : ranges) {
     DedispProblem p;
     p.input = dd_input;
     p.dms = r.dms;
@@ -823,10 +876,12 @@ int run(int argc, char** argv) {
 
   // Outputs.
   std::vector<SeriesMeta> metas;
-  for (const auto& p : plans) {
+  for (std::size_t r = 0; r < plans.size(); ++r) {
+    const DedispPlan& p = plans[r];
     for (double dm : p.problem.dms) {
-      metas.push_back(
-          {dm, p.out_tsamp_s() * o.downsample_after, p.ref_freq_mhz, model, p.downsample() * o.downsample_after});
+      // A subband with every channel killed is dedispersed at DM 0 (no delay), but is the DM's.
+      metas.push_back({split ? ranges.front().dms.front() : dm, p.out_tsamp_s() * o.downsample_after,
+                       split ? split->ref_freq_mhz[r] : p.ref_freq_mhz, model, p.downsample() * o.downsample_after});
     }
   }
   OutputOptions oo;
@@ -843,6 +898,10 @@ int run(int argc, char** argv) {
   oo.even = o.even && o.numout == 0;  // --numout sets the length itself
   oo.numout = o.numout;
   oo.inf_fields = inf_fields;
+  if (split) {
+    oo.subbands = OutputOptions::SubbandLabels{split->ref_freq_mhz.front(), h.foff * split->chans_per_subband,
+                                               ranges.front().dms.front()};
+  }
   WorkerTeam team(ndms > 1 ? writer_threads(o.threads) : 1);
   oo.team = &team;
   oo.note = fmt::format(
@@ -895,7 +954,21 @@ int run(int argc, char** argv) {
     devmem += dds[r]->device_bytes();
   }
   const std::size_t bps = h.bytes_per_sample();
-  const HostMemory mem = plan_host_memory(plans, dds, gulp, bps, o, oo, baseline, nin_known);
+  HostMemory mem = plan_host_memory(plans, dds, gulp, bps, o, oo, baseline, nin_known);
+  if (split) {
+    mem.parts.push_back({"subbands", SubbandFeed::host_bytes(dd_input, subbands, gulp), "a gulp cut into subbands"});
+    log_verbose(
+        "subbands: {} of {} channels at DM {}, each dedispersed to its {} ({:.6f} MHz for the first, {:.6f} "
+        "for the last){}",
+        subbands, split->chans_per_subband, ranges.front().dms.front(),
+        model == DelayModel::sigproc ? "first channel, as SIGPROC's dedisperse -b"
+                                     : "highest channel, as prepsubband -sub",
+        split->ref_freq_mhz.front(), split->ref_freq_mhz.back(),
+        std::count(split->all_killed.begin(), split->all_killed.end(), 1) > 0
+            ? fmt::format("; {} with every channel killed: zeros",
+                          std::count(split->all_killed.begin(), split->all_killed.end(), 1))
+            : std::string());
+  }
   log_verbose("memory: host {:.1f} MiB in all: {}{}; gulp {} samples", static_cast<double>(mem.total()) / 1048576.0,
               mem.describe(true), devmem > 0 ? fmt::format("; device {}", format_bytes(devmem)) : std::string(), gulp);
   // Refused here, before the outputs are made, the buffers allocated or any data read.
@@ -913,6 +986,9 @@ int run(int argc, char** argv) {
                         o.downsample_after);
   }
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
+  std::optional<SubbandFeed> feed;
+  if (split) feed.emplace(dd_input, subbands, gulp);
+  std::vector<float> zeros;  // the series of a subband with every channel killed
 
   // Stream.
   std::vector<std::size_t> first_series(plans.size(), 0);
@@ -923,13 +999,15 @@ int run(int argc, char** argv) {
   // the block is fully consumed before the next push (which may reuse its memory).
   const bool parallel = output->parallel_writes() && team.size() > 1;
   auto consume = [&](std::size_t r, const DedispBlock& b) {
+    const bool killed = split && split->all_killed[r] != 0;
+    if (killed && zeros.size() < b.nsamples) zeros.assign(b.nsamples, 0.0F);
     auto one = [&](std::size_t i) {
       std::size_t n = b.nsamples;
       if (flushing) {
         const std::uint64_t valid = plans[r].valid_samples(i, nread);
         n = valid > b.first ? static_cast<std::size_t>(std::min<std::uint64_t>(n, valid - b.first)) : 0;
       }
-      chains[first_series[r] + i].push(b.data + i * b.stride, n);
+      chains[first_series[r] + i].push(killed ? zeros.data() : b.data + i * b.stride, n);
     };
     timed(times.output, [&] {
       if (b.empty()) return;
@@ -995,8 +1073,9 @@ int run(int argc, char** argv) {
         zero_dm_filter(data, n, h.nchans, h.nbits, input_signed, keep, zbuf.data());
         data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
       }
+      if (feed) feed->cut(data, n);
       for (std::size_t r = 0; r < dds.size(); ++r) {
-        consume(r, timed(times.dedisp, [&] { return dds[r]->push(data, n); }));
+        consume(r, timed(times.dedisp, [&] { return dds[r]->push(feed ? feed->subband(r) : data, n); }));
       }
       progress.update(nread);
     }

@@ -443,12 +443,76 @@ class TimStream final : public Output {
 };
 
 // DM-time as a filterbank: one "channel" per DM (fch1 = the first DM, foff = the mean DM
-// step), rows written as soon as every series has reached them; all series end at the
-// shortest.
+// step), or the subbands of one DM (--subbands); rows written as soon as every series has
+// reached them; all series end at the shortest.
 class DmTimeFilterbank final : public Output {
  public:
   DmTimeFilterbank(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
       : opts_(o), queues_(series.size()) {
+    header_ = o.subbands ? subband_header(o, in, series) : dm_time_header(o, in, series);
+    // A file is created now (an unwritable name fails before any work); stdout gets its header
+    // with the first row, so a run refused after reading leaves nothing behind a redirect.
+    if (!o.path.empty() && o.path != "-") writer();
+  }
+
+  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    queues_[i].insert(queues_[i].end(), data, data + n * sample_bytes(opts_.nbits));
+    drain(SIZE_MAX);
+  }
+
+  void finish(const std::vector<std::uint64_t>& lengths) override {
+    const std::uint64_t common = *std::min_element(lengths.begin(), lengths.end());
+    drain(static_cast<std::size_t>(common - writer().samples_written()));
+    writer().commit();
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    const std::string path = opts_.path.empty() ? "-" : opts_.path;
+    if (opts_.subbands) {
+      return fmt::format("{}, a filterbank of {} subbands dedispersed at DM {}", path, queues_.size(),
+                         opts_.subbands->dm);
+    }
+    return fmt::format("{}, a DM-time filterbank of {} DMs", path, queues_.size());
+  }
+
+ private:
+  // The header's fields of the input that every output keeps.
+  static SigprocHeader kept_fields(const SigprocHeader& in) {
+    SigprocHeader h;
+    h.source_name = in.source_name;
+    h.rawdatafile = in.rawdatafile.empty() ? std::string("dedisp") : in.rawdatafile;
+    h.telescope_id = in.telescope_id;
+    h.machine_id = in.machine_id;
+    h.src_raj = in.src_raj;
+    h.src_dej = in.src_dej;
+    h.az_start = in.az_start;
+    h.za_start = in.za_start;
+    h.nifs = 1;
+    h.nbeams = 1;
+    h.ibeam = in.ibeam;
+    return h;
+  }
+
+  // Subbands as SIGPROC's dedisperse -b labels them: data_type 6, refdm, subband b at fch1 + b
+  // foff (its reference frequency), the input's time resolution.
+  static SigprocHeader subband_header(const OutputOptions& o, const SigprocHeader& in,
+                                      const std::vector<SeriesMeta>& series) {
+    SigprocHeader h = kept_fields(in);
+    h.data_type = 6;
+    h.refdm = o.subbands->dm;
+    h.nchans = static_cast<std::int32_t>(series.size());
+    h.fch1 = o.subbands->fch1_mhz;
+    h.foff = o.subbands->foff_mhz;
+    h.nbits = o.nbits;
+    h.tstart = in.tstart + static_cast<double>(o.start_sample) * in.tsamp / 86400.0;
+    h.tsamp = series.front().tsamp_s;
+    h.keys = sigproc_filterbank_keys(h);
+    h.keys.insert(std::find(h.keys.begin(), h.keys.end(), "data_type") + 1, "refdm");
+    return h;
+  }
+
+  static SigprocHeader dm_time_header(const OutputOptions& o, const SigprocHeader& in,
+                                      const std::vector<SeriesMeta>& series) {
     for (const auto& s : series) {
       if (s.tsamp_s != series.front().tsamp_s) {
         throw Error(ErrorCode::invalid_argument,
@@ -469,15 +533,7 @@ class DmTimeFilterbank final : public Output {
                                 series[i].dm, i, expected));
       }
     }
-    SigprocHeader h;
-    h.source_name = in.source_name;
-    h.rawdatafile = in.rawdatafile.empty() ? std::string("dedisp") : in.rawdatafile;
-    h.telescope_id = in.telescope_id;
-    h.machine_id = in.machine_id;
-    h.src_raj = in.src_raj;
-    h.src_dej = in.src_dej;
-    h.az_start = in.az_start;
-    h.za_start = in.za_start;
+    SigprocHeader h = kept_fields(in);
     h.data_type = 1;
     h.nchans = static_cast<std::int32_t>(series.size());
     h.fch1 = series.front().dm;
@@ -485,32 +541,10 @@ class DmTimeFilterbank final : public Output {
     h.nbits = o.nbits;
     h.tstart = in.tstart + static_cast<double>(o.start_sample) * in.tsamp / 86400.0;
     h.tsamp = series.front().tsamp_s;
-    h.nifs = 1;
-    h.nbeams = 1;
-    h.ibeam = in.ibeam;
     h.keys = sigproc_filterbank_keys(h);
-    header_ = h;
-    // A file is created now (an unwritable name fails before any work); stdout gets its header
-    // with the first row, so a run refused after reading leaves nothing behind a redirect.
-    if (!o.path.empty() && o.path != "-") writer();
+    return h;
   }
 
-  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
-    queues_[i].insert(queues_[i].end(), data, data + n * sample_bytes(opts_.nbits));
-    drain(SIZE_MAX);
-  }
-
-  void finish(const std::vector<std::uint64_t>& lengths) override {
-    const std::uint64_t common = *std::min_element(lengths.begin(), lengths.end());
-    drain(static_cast<std::size_t>(common - writer().samples_written()));
-    writer().commit();
-  }
-
-  [[nodiscard]] std::string describe() const override {
-    return fmt::format("{}, a DM-time filterbank of {} DMs", opts_.path.empty() ? "-" : opts_.path, queues_.size());
-  }
-
- private:
   // Writes the rows every series has, up to `limit` rows.
   void drain(std::size_t limit) {
     const std::size_t w = sample_bytes(opts_.nbits);

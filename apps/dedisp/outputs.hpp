@@ -48,6 +48,14 @@ struct OutputOptions {
   std::uint64_t numout = 0;
   /// Threads that open, write and complete files at once (dat, tim); nullptr: the caller's.
   WorkerTeam* team = nullptr;
+  /// fil: the series are dedispersed subbands of one DM (--subbands), not DM trials: the file
+  /// labels them as SIGPROC's dedisperse -b does (data_type 6, refdm, subband b at fch1 + b foff).
+  struct SubbandLabels {
+    double fch1_mhz = 0;
+    double foff_mhz = 0;
+    double dm = 0;
+  };
+  std::optional<SubbandLabels> subbands;
   /// The DM trials of the whole run (more than the series of a --part): one DM in all is
   /// written to exactly `path` (dat, tim), more under `path` as a root, whatever the part holds.
   std::size_t run_dms = 0;

@@ -125,14 +125,9 @@ std::size_t presto_channel_index(const DedispInput& in, std::size_t c) {
 // PRESTO dispersion.c subband_delays(): delay (s) at the highest channel of each subband,
 // lowest subband first.
 std::vector<double> presto_subband_top_delays(const DedispInput& in, int nsub, double dm) {
-  const double chanwidth = std::fabs(in.foff_mhz);
-  const double lofreq = presto_lofreq(in);
-  const int chan_per_subband = in.nchans / nsub;
-  const double subbandwidth = chanwidth * chan_per_subband;
-  const double losub_hifreq = lofreq + subbandwidth - chanwidth;
   std::vector<double> d(static_cast<std::size_t>(nsub));
   for (int j = 0; j < nsub; ++j) {
-    const double f = losub_hifreq + j * subbandwidth;
+    const double f = presto_subband_top_mhz(in, nsub, j);
     d[static_cast<std::size_t>(j)] = dm / (0.000241 * f * f);
   }
   return d;
@@ -169,6 +164,17 @@ std::vector<std::int64_t> presto_subband_stage2(const DedispInput& in, const Ded
 
 }  // namespace
 
+double presto_subband_top_mhz(const DedispInput& in, int nsub, int j) {
+  const double chanwidth = std::fabs(in.foff_mhz);
+  const double subbandwidth = chanwidth * (in.nchans / nsub);
+  const double losub_hifreq = presto_lofreq(in) + subbandwidth - chanwidth;
+  return losub_hifreq + j * subbandwidth;
+}
+
+std::vector<double> model_channel_frequencies(const DedispInput& in, DelayModel model) {
+  return model == DelayModel::presto ? presto_frequencies(in) : sigproc_frequencies(in);
+}
+
 DedispPlan make_dedisp_plan(const DedispProblem& problem) {
   const DedispInput& in = problem.input;
   FASTPSR_EXPECTS(in.nchans > 0, "dedispersion needs at least one channel, got {}", in.nchans);
@@ -193,13 +199,13 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
   plan.problem = problem;
   const auto nchans = static_cast<std::size_t>(in.nchans);
   const double out_tsamp = in.tsamp_s * problem.downsample;
-  std::vector<double> freqs;
-  if (problem.model == DelayModel::presto) {
-    freqs = presto_frequencies(in);
-    plan.ref_freq_mhz = *std::max_element(freqs.begin(), freqs.end());
-  } else {
-    freqs = sigproc_frequencies(in);
-    plan.ref_freq_mhz = freqs.front();
+  const std::vector<double> freqs = model_channel_frequencies(in, problem.model);
+  plan.ref_freq_mhz =
+      problem.model == DelayModel::presto ? *std::max_element(freqs.begin(), freqs.end()) : freqs.front();
+  if (problem.ref_freq_mhz) {
+    FASTPSR_EXPECTS(std::isfinite(*problem.ref_freq_mhz) && *problem.ref_freq_mhz > 0.0,
+                    "the reference frequency must be positive, got {} MHz", *problem.ref_freq_mhz);
+    plan.ref_freq_mhz = *problem.ref_freq_mhz;
   }
   const bool two_stage = problem.presto_nsub > 0 && problem.presto_nsub != in.nchans;
   if (problem.presto_nsub != 0) {
@@ -231,7 +237,11 @@ DedispPlan make_dedisp_plan(const DedispProblem& problem) {
         const auto sb = ii / (nchans / static_cast<std::size_t>(problem.presto_nsub));
         s = stage1[ii] + stage2[sb];
       }
-      if (s < 0 || d < 0.0) {  // d too: a delay above -1 sample truncates to 0 and would pass
+      // d too: a delay above -1 sample truncates to 0 and would pass. A channel at the reference
+      // reached by another walk of the band (a subband's, split_into_subbands) may lie a few
+      // ulps above it: SIGPROC truncates that to 0 too.
+      const bool above_ref = freqs[c] - plan.ref_freq_mhz > 1e-12 * plan.ref_freq_mhz;
+      if (s < 0 || (d < 0.0 && above_ref)) {
         throw Error(
             ErrorCode::invalid_argument,
             fmt::format("channel {} ({} MHz) is above the reference frequency {} MHz of the {} delay "

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,9 @@ struct DedispProblem {
   /// as prepdata. N must divide nchans; with N < nchans downsample must be 1. Only the delay
   /// table changes: backends need not know.
   int presto_nsub = 0;
+  /// The frequency (MHz) the delays are referenced to; unset: the model's (presto: the highest
+  /// channel, sigproc: channel 0). No kept channel may lie above it.
+  std::optional<double> ref_freq_mhz;
 };
 
 struct DedispPlan {
@@ -96,6 +100,15 @@ struct DedispPlan {
     return nds > d ? nds - d : 0;
   }
 };
+
+/// The channel frequencies (file order) whose delays the model computes: PRESTO derives a
+/// regular falling band from its lowest channel upwards, SIGPROC walks it from fch1 by repeated
+/// addition; otherwise the input's own. They differ from fch1 + c * foff in the last bits.
+std::vector<double> model_channel_frequencies(const DedispInput& in, DelayModel model);
+
+/// PRESTO's centre of the highest channel of subband j (lowest subband first) of nsub, as its
+/// subband_delays() computes it from the band's lowest channel (either band order).
+double presto_subband_top_mhz(const DedispInput& in, int nsub, int j);
 
 /// Computes the delay table; throws Error(invalid_argument) for an empty or negative DM list,
 /// downsample < 1, a mask of the wrong length, or no channel kept.
