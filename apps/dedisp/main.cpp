@@ -99,6 +99,9 @@ struct Options {
   double clip = 0.0;
   bool noclip = false;
   bool zero_dm = false;
+  bool no_weights = false;  // PSRFITS: PRESTO's -noweights, -noscales, -nooffsets
+  bool no_scales = false;
+  bool no_offsets = false;
   std::uint64_t start = 0;
   std::uint64_t nsamps = 0;
   int dm_prec = 2;
@@ -222,6 +225,15 @@ void add_options(CLI::App& app, Options& o) {
       ->check(not_negative_number("give 0 (off) or a number of sigma above 0"))
       ->group(proc);
   app.add_flag("--noclip", o.noclip, "Same as --clip 0 (PRESTO's -noclip)")->group(proc);
+  app.add_flag("--noweights,--no-weights", o.no_weights,
+               "PSRFITS input: leave out DAT_WTS (every channel weight 1), as PRESTO's -noweights")
+      ->group(proc);
+  app.add_flag("--noscales,--no-scales", o.no_scales,
+               "PSRFITS input: leave out DAT_SCL (scales 1), as PRESTO's -noscales")
+      ->group(proc);
+  app.add_flag("--nooffsets,--no-offsets", o.no_offsets,
+               "PSRFITS input: leave out DAT_OFFS (offsets 0), as PRESTO's -nooffsets")
+      ->group(proc);
   app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
   app.add_option("--downsample,--downsamp", o.downsample,
                  "Sum this many input samples per output sample, delays rounded in output samples as prepsubband "
@@ -667,9 +679,10 @@ int run(int argc, char** argv) {
   Options o;
   add_options(app, o);
   const auto t_start = Clock::now();
-  parse(app, normalize_single_dash(argc, argv,
-                                   {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
-                                    "ignorechan", "nobary", "nsub", "mask", "numout", "clip", "noclip"}));
+  parse(app, normalize_single_dash(
+                 argc, argv,
+                 {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm", "ignorechan",
+                  "nobary", "nsub", "mask", "numout", "clip", "noclip", "noweights", "noscales", "nooffsets"}));
   apply_common_options(o.common);
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
@@ -686,12 +699,19 @@ int run(int argc, char** argv) {
   std::optional<DeviceWarmup> warmup;
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
-  auto source = open_sigproc_source(o.input);
+  const PsrfitsScaling fits_scaling{!o.no_weights, !o.no_scales, !o.no_offsets};
+  auto source = open_sigproc_source(o.input, fits_scaling);
   InfRequest inf_fields;  // what a PSRFITS file says of itself, for the .inf files
+  bool is_psrfits = false;
   if (const auto* view = dynamic_cast<const SigprocFloatView*>(source.get())) {
     if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) {
       set_inf_fields_from_psrfits(fits->info(), inf_fields);
+      is_psrfits = true;
     }
+  }
+  if (!is_psrfits && !fits_scaling.all()) {
+    log_warning("{}: --noweights, --noscales and --nooffsets apply to PSRFITS input; this is a SIGPROC filterbank",
+                source->name());
   }
   auto reader = std::make_unique<FilterbankReader>(std::move(source));
   set_error_file(reader->name());

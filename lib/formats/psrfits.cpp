@@ -56,7 +56,8 @@ struct RawSample {
 
 }  // namespace
 
-PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src) : src_(std::move(src)) {
+PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling)
+    : src_(std::move(src)), scaling_(scaling) {
   const std::string& name = src_->name();
   auto fail = [&](ErrorCode code, const std::string& what) { throw Error(code, what, name); };
 
@@ -270,7 +271,8 @@ void PsrfitsReader::decode_row() {
   const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
   const std::size_t npol = static_cast<std::size_t>(info_.npol);
   const std::size_t pols_used = info_.intensity_from == "AA+BB" ? 2 : 1;
-  // Per (pol, chan) scale and offset, and per-chan weight; absent columns mean 1, 0, 1.
+  // Per (pol, chan) scale and offset, and per-chan weight; absent columns (or columns turned
+  // off, PRESTO's -noscales, -nooffsets, -noweights) mean 1, 0, 1.
   std::vector<double> scl(npol * nchan, 1.0);
   std::vector<double> offs(npol * nchan, 0.0);
   std::vector<double> wts(nchan, 1.0);
@@ -279,9 +281,9 @@ void PsrfitsReader::decode_row() {
     const auto v = column_reals(row_, *c, static_cast<std::size_t>(c->repeat));
     for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = v[i % v.size()];  // NCHAN-only: same for every pol
   };
-  load(scl_col_, scl);
-  load(offs_col_, offs);
-  load(wts_col_, wts);
+  if (scaling_.scales) load(scl_col_, scl);
+  if (scaling_.offsets) load(offs_col_, offs);
+  if (scaling_.weights) load(wts_col_, wts);
   // value = (raw - zero) * scl + offs, times the weight: folded into one multiply-add per sample.
   std::vector<float> gain(pols_used * nchan);
   std::vector<float> bias(pols_used * nchan);

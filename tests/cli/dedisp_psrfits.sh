@@ -31,6 +31,27 @@ expect_exit 0 "1000 samples after skipping 100" "$bin/dedisp" "$sf" --device cpu
 "$bin/dedisp" "$sf" --device cpu --dm 50:60:2 --format tim-stream -o crab.tims
 check "a tim-stream of 6 DMs" sh -c "'$bin/header' crab.tims | grep -q 'tim-stream records *: 6 '"
 
+# PRESTO's -noweights, -noscales, -nooffsets (the reader's values with each left out are a unit
+# test): this file's weights are all 1, its scales and offsets are not; the prepsubband and
+# prepdata shims pass them (they dropped them without a word), take -psrfits, and prepsubband
+# -runavg does nothing here, as in PRESTO (it acts only on .sub input).
+for f in "" --noweights --noscales --nooffsets; do
+  "$bin/dedisp" "$sf" --device cpu -q -d 56.7 --format tim $f -o "s$f.tim"
+done
+check "--noweights: the same (weights all 1)" cmp s.tim s--noweights.tim
+check "--noscales: another series" sh -c '! cmp -s s.tim s--noscales.tim'
+check "--nooffsets: another series" sh -c '! cmp -s s.tim s--nooffsets.tim'
+export FASTPSR_BINDIR=$bin
+"$bin/dedisp" "$sf" --device cpu -q -d 56.7 --noscales --nooffsets --clip 6 --even -o dd
+"$FASTPSR_SOURCE/tools/presto-compat/prepdata" -psrfits -nobary -dm 56.7 -noscales -nooffsets -o pd "$sf" 2>/dev/null
+check "prepdata -psrfits -noscales -nooffsets: dedisp's" cmp pd.dat dd_DM56.70.dat
+"$bin/dedisp" "$sf" --device cpu -q -lodm 56.7 -numdms 1 --nsub 32 --noscales --clip 6 --even -o ddn
+"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -lodm 56.7 -numdms 1 -noscales -runavg -o ps "$sf" 2>ps.err
+check "prepsubband -noscales -runavg: dedisp --noscales" cmp ps_DM56.70.dat ddn_DM56.70.dat
+check "prepsubband -runavg: a note that it does nothing here" grep -q "note: -runavg acts only on PRESTO .sub input" ps.err
+"$bin/dedisp" "$sf" --device cpu -q -d 56.7 --subbands 8 -o dmt.fil
+expect_exit 0 "apply to PSRFITS input; this is a SIGPROC filterbank" "$bin/dedisp" dmt.fil --noscales -d 0 -o y.tim
+
 # On a GPU: the same series as the CPU backend's. Float input is summed in another order there
 # (each backend is within 1e-6 of the sum of |terms| of the double reference: unit and GPU tests),
 # so 4e-6 of the series' largest value, far below any misread sample's difference.

@@ -76,12 +76,12 @@ grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with 
 
 # Refusals name the option and exit 2.
 set +e
-prepsubband -lodm 0 -dmstep 1 -numdms 2 -runavg -o m f.fil 2> err.txt
+prepsubband -lodm 0 -dmstep 1 -numdms 2 -sub -o m f.fil 2> err.txt
 rc=$?
 set -e
-[ $rc = 2 ] || fail "prepsubband -runavg: status $rc"
-grep -q -- "-runavg" err.txt || fail "prepsubband -runavg: $(cat err.txt)"
-[ ! -e m_DM0.00.dat ] || fail "prepsubband -runavg wrote output"
+[ $rc = 2 ] || fail "prepsubband -sub: status $rc"
+grep -q -- "option -sub is not supported" err.txt || fail "prepsubband -sub: $(cat err.txt)"
+[ ! -e m_DM0.00.dat ] || fail "prepsubband -sub wrote output"
 # -mask is dedisp's --mask (tests/cli/dedisp_mask.sh): a missing mask is named, nothing written.
 set +e
 prepsubband -lodm 0 -dmstep 1 -numdms 2 -nobary -mask x.mask -o m f.fil 2> err.txt

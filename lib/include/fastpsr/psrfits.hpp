@@ -41,12 +41,22 @@ struct PsrfitsInfo {
   std::string intensity_from;
 };
 
+/// Which of a row's DAT_WTS, DAT_SCL and DAT_OFFS the samples take (PRESTO's -noweights,
+/// -noscales and -nooffsets turn them off: weights 1, scales 1, offsets 0); ZERO_OFF always.
+struct PsrfitsScaling {
+  bool weights = true;
+  bool scales = true;
+  bool offsets = true;
+  [[nodiscard]] bool all() const noexcept { return weights && scales && offsets; }
+};
+
 class PsrfitsReader final : public SpectraSource {
  public:
   /// Reads the headers and the first row. Throws Error(format|unsupported) naming the source for
   /// a file that is not search-mode PSRFITS or that this reader cannot turn into intensity.
-  explicit PsrfitsReader(std::unique_ptr<ByteSource> src);
+  explicit PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling = {});
   static std::unique_ptr<PsrfitsReader> open(const std::string& path);
+  [[nodiscard]] const PsrfitsScaling& scaling() const noexcept { return scaling_; }
 
   [[nodiscard]] const PsrfitsInfo& info() const noexcept { return info_; }
   /// nifs 1 (total intensity); nbits is the file's NBITS; tstart from STT_* and the row offset.
@@ -63,6 +73,7 @@ class PsrfitsReader final : public SpectraSource {
   void read_row();    // the next row's bytes into row_
   void decode_row();  // row_ -> values_
   std::unique_ptr<ByteSource> src_;
+  PsrfitsScaling scaling_;
   PsrfitsInfo info_;
   SigprocHeader header_;
   std::vector<FitsColumn> columns_;

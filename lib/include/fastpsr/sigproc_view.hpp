@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fastpsr/byte_stream.hpp"
+#include "fastpsr/psrfits.hpp"
 #include "fastpsr/spectra_source.hpp"
 
 namespace fastpsr {
@@ -44,6 +45,7 @@ class SigprocFloatView final : public ByteSource {
 
 /// `path` for a SIGPROC reader: the file as it is, or a search-mode PSRFITS file through a
 /// SigprocFloatView (told apart by content, as open_spectra does).
-std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path);
+/// `scaling`: what a PSRFITS file's samples take of DAT_WTS, DAT_SCL and DAT_OFFS.
+std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path, PsrfitsScaling scaling = {});
 
 }  // namespace fastpsr

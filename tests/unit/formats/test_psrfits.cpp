@@ -48,8 +48,9 @@ test::FakePsrfits random_fake(int nbits, int npol, const std::string& pol_type, 
 }
 
 // The plain reference: ((raw - zero) * scl + offs) * wts, summed over the pols that make total
-// intensity, channel order flipped when the frequencies ascend.
-std::vector<double> reference_intensity(const test::FakePsrfits& f) {
+// intensity, channel order flipped when the frequencies ascend; a scaling turned off reads as
+// scl 1, offs 0 or wts 1.
+std::vector<double> reference_intensity(const test::FakePsrfits& f, PsrfitsScaling sc = {}) {
   const int pols = f.pol_type == "AABB" || f.pol_type == "AABBCRCI" ? 2 : 1;
   const bool flip = f.freqs_mhz.back() > f.freqs_mhz.front();
   std::vector<double> out;
@@ -61,8 +62,10 @@ std::vector<double> reference_intensity(const test::FakePsrfits& f) {
           const std::size_t k = ((static_cast<std::size_t>(r) * f.nsblk + t) * f.npol + p) * f.nchan + c;
           const double raw = f.raw[k];  // the physical value; the writer stores raw - TZERO
           const auto pc = static_cast<std::size_t>(p * f.nchan + c);
-          const double v = ((raw - f.zero_off) * static_cast<double>(f.scl[pc]) + static_cast<double>(f.offs[pc])) *
-                           static_cast<double>(f.wts[static_cast<std::size_t>(c)]);
+          const double scl = sc.scales ? static_cast<double>(f.scl[pc]) : 1.0;
+          const double offs = sc.offsets ? static_cast<double>(f.offs[pc]) : 0.0;
+          const double wts = sc.weights ? static_cast<double>(f.wts[static_cast<std::size_t>(c)]) : 1.0;
+          const double v = ((raw - f.zero_off) * scl + offs) * wts;
           spec[flip ? f.nchan - 1 - c : c] += v;
         }
       }
@@ -84,10 +87,10 @@ std::vector<float> read_all_float(SpectraSource& s, std::size_t piece) {
   return out;
 }
 
-void check_against_reference(const test::FakePsrfits& f, std::size_t piece) {
-  PsrfitsReader r(memory_source(f.encode(), "fake.sf"));
+void check_against_reference(const test::FakePsrfits& f, std::size_t piece, PsrfitsScaling sc = {}) {
+  PsrfitsReader r(memory_source(f.encode(), "fake.sf"), sc);
   const auto got = read_all_float(r, piece);
-  const auto want = reference_intensity(f);
+  const auto want = reference_intensity(f, sc);
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     // float32 scaling of values up to ~1e5: relative 1e-6 of the largest term.
@@ -118,6 +121,23 @@ TEST_CASE("psrfits: every nbits and polarisation layout matches a double referen
         const auto f = random_fake(nbits, npol, pol_type, ascending, rng);
         for (std::size_t piece : {1, 5, 16, 100}) check_against_reference(f, piece);
       }
+    }
+  }
+}
+
+TEST_CASE("psrfits: weights, scales and offsets each left out (PRESTO's -noweights, -noscales, -nooffsets)") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int nbits : {2, 8, 16, 32}) {
+    for (int mask = 0; mask < 8; ++mask) {
+      CAPTURE(nbits);
+      CAPTURE(mask);
+      const PsrfitsScaling sc{(mask & 1) == 0, (mask & 2) == 0, (mask & 4) == 0};
+      const auto f = random_fake(nbits, 2, "AABB", mask % 2 == 1, rng);
+      check_against_reference(f, 7, sc);
+      // Each switch changes what is read (the fake's weights, scales and offsets are not 1, 1, 0).
+      if (mask != 0) CHECK(reference_intensity(f, sc) != reference_intensity(f));
     }
   }
 }
