@@ -82,6 +82,20 @@ set -e
 [ $rc = 2 ] || fail "prepsubband -sub: status $rc"
 grep -q -- "option -sub is not supported" err.txt || fail "prepsubband -sub: $(cat err.txt)"
 [ ! -e m_DM0.00.dat ] || fail "prepsubband -sub wrote output"
+# -offset N skips N spectra and moves the epoch (dedisp --start); -start (a fraction) is refused.
+prepsubband -lodm 30 -numdms 1 -nobary -offset 300 -o off f.fil 2>/dev/null
+"$bin/dedisp" -q f.fil -lodm 30 -numdms 1 --nsub 32 --start 300 --clip 6 --even -o refoff
+cmp -s off_DM30.00.dat refoff_DM30.00.dat || fail "prepsubband -offset 300 differs from dedisp --start 300"
+prepdata -dm 30 -nobary -offset 300 -o poff f.fil 2>/dev/null
+"$bin/dedisp" -q f.fil -d 30 --start 300 --clip 6 --even -o prefoff.dat
+cmp -s poff.dat prefoff.dat || fail "prepdata -offset 300 differs from dedisp --start 300"
+grep -q "Epoch of observation (MJD) *= *$(sed -n 's/^ Epoch of observation (MJD) *= *//p' refoff_DM30.00.inf)" \
+  off_DM30.00.inf || fail "prepsubband -offset: not dedisp --start's epoch"
+set +e
+prepdata -dm 30 -nobary -start 0.5 -o pst f.fil 2> err.txt
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "option -start is not supported" err.txt || fail "prepdata -start: status $rc, $(cat err.txt)"
 # -mask is dedisp's --mask (tests/cli/dedisp_mask.sh): a missing mask is named, nothing written.
 set +e
 prepsubband -lodm 0 -dmstep 1 -numdms 2 -nobary -mask x.mask -o m f.fil 2> err.txt
