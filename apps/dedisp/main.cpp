@@ -965,13 +965,23 @@ int run(int argc, char** argv) {
               plans.front().ref_freq_mhz, keep.empty() ? "none" : describe_killed(keep), o.zero_dm ? "on" : "off",
               o.baseline);
   std::size_t devmem = 0;
+  std::int32_t subband_max_delay = 0;
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const auto& p = plans[r];
+    devmem += dds[r]->device_bytes();
+    subband_max_delay = std::max(subband_max_delay, p.max_delay);
+    if (split) continue;  // one line for all the subbands, below
     log_verbose("range {}: {} DMs {:.3f}..{:.3f}, downsample {}, max delay {} samples ({:.4g} s)", r + 1, p.ndms(),
                 p.problem.dms.front(), p.problem.dms.back(), p.downsample(), p.max_delay,
                 p.max_delay * p.out_tsamp_s());
     log_verbose("range {}: {}", r + 1, dds[r]->describe());
-    devmem += dds[r]->device_bytes();
+  }
+  if (split) {
+    log_verbose(
+        "subbands: {} dedispersers of {} channels, downsample {}, largest delay within a subband {} samples "
+        "({:.4g} s); the first: {}",
+        plans.size(), split->chans_per_subband, plans.front().downsample(), subband_max_delay,
+        subband_max_delay * plans.front().out_tsamp_s(), dds.front()->describe());
   }
   const std::size_t bps = h.bytes_per_sample();
   HostMemory mem = plan_host_memory(plans, dds, gulp, bps, o, oo, baseline, nin_known);
