@@ -879,7 +879,9 @@ int run(int argc, char** argv) {
     dopt.gulp_samples = static_cast<std::size_t>(std::max<std::uint64_t>(*nin_known, 1));
     log_verbose("--gulp {}: the input holds {} samples, so one gulp of those", o.gulp, *nin_known);
   }
-  dopt.threads = o.threads;
+  // Subbands: each CPU dedisperser on one thread, the subbands pushed by a team of them (a team
+  // a dedisperser started 4096 x 16 threads for --subbands all on 16 cores).
+  dopt.threads = split ? 1 : o.threads;
   if (!o.cpu_config.empty()) dopt.cpu_config = parse_key_values(o.cpu_config);
   if (!o.gpu_config.empty()) dopt.gpu_config = parse_key_values(o.gpu_config);
   dopt.use_tuning = !o.no_tuning;
@@ -1019,6 +1021,15 @@ int run(int argc, char** argv) {
   std::optional<SubbandFeed> feed;
   if (split) feed.emplace(dd_input, subbands, gulp);
   std::vector<float> zeros;  // the series of a subband with every channel killed
+  // CPU subbands are pushed by a team (the GPU's share the device and its constant memory: one
+  // at a time).
+  std::optional<WorkerTeam> subband_team;
+  std::vector<DedispBlock> subband_blocks(split ? plans.size() : 0);
+  if (split && device.backend == Backend::cpu) {
+    const std::size_t hw =
+        o.threads > 0 ? static_cast<std::size_t>(o.threads) : std::max(1U, std::thread::hardware_concurrency());
+    subband_team.emplace(std::min(hw, plans.size()));
+  }
 
   // Stream.
   std::vector<std::size_t> first_series(plans.size(), 0);
@@ -1104,8 +1115,16 @@ int run(int argc, char** argv) {
         data = reinterpret_cast<const std::uint8_t*>(zbuf.data());
       }
       if (feed) feed->cut(data, n);
-      for (std::size_t r = 0; r < dds.size(); ++r) {
-        consume(r, timed(times.dedisp, [&] { return dds[r]->push(feed ? feed->subband(r) : data, n); }));
+      if (subband_team) {  // CPU subbands: pushed at once, then consumed in order
+        timed(times.dedisp, [&] {
+          subband_team->run_dynamic(
+              dds.size(), [&](std::size_t r, std::size_t) { subband_blocks[r] = dds[r]->push(feed->subband(r), n); });
+        });
+        for (std::size_t r = 0; r < dds.size(); ++r) consume(r, subband_blocks[r]);
+      } else {
+        for (std::size_t r = 0; r < dds.size(); ++r) {
+          consume(r, timed(times.dedisp, [&] { return dds[r]->push(feed ? feed->subband(r) : data, n); }));
+        }
       }
       progress.update(nread);
     }

@@ -43,10 +43,13 @@ check "--noscales: another series" sh -c '! cmp -s s.tim s--noscales.tim'
 check "--nooffsets: another series" sh -c '! cmp -s s.tim s--nooffsets.tim'
 export FASTPSR_BINDIR=$bin
 "$bin/dedisp" "$sf" --device cpu -q -d 56.7 --noscales --nooffsets --clip 6 --even -o dd
-"$FASTPSR_SOURCE/tools/presto-compat/prepdata" -psrfits -nobary -dm 56.7 -noscales -nooffsets -o pd "$sf" 2>/dev/null
+# (--device cpu through the shims too: float input is summed in another order on a GPU.)
+"$FASTPSR_SOURCE/tools/presto-compat/prepdata" -psrfits -nobary -dm 56.7 -noscales -nooffsets --device cpu -o pd "$sf" \
+  2>/dev/null
 check "prepdata -psrfits -noscales -nooffsets: dedisp's" cmp pd.dat dd_DM56.70.dat
 "$bin/dedisp" "$sf" --device cpu -q -lodm 56.7 -numdms 1 --nsub 32 --noscales --clip 6 --even -o ddn
-"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -lodm 56.7 -numdms 1 -noscales -runavg -o ps "$sf" 2>ps.err
+"$FASTPSR_SOURCE/tools/presto-compat/prepsubband" -nobary -lodm 56.7 -numdms 1 -noscales -runavg --device cpu -o ps "$sf" \
+  2>ps.err
 check "prepsubband -noscales -runavg: dedisp --noscales" cmp ps_DM56.70.dat ddn_DM56.70.dat
 check "prepsubband -runavg: a note that it does nothing here" grep -q "note: -runavg acts only on PRESTO .sub input" ps.err
 "$bin/dedisp" "$sf" --device cpu -q -d 56.7 --subbands 8 -o dmt.fil
