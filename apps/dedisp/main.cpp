@@ -989,6 +989,7 @@ int run(int argc, char** argv) {
   HostMemory mem = plan_host_memory(plans, dds, gulp, bps, o, oo, baseline, nin_known);
   if (split) {
     mem.parts.push_back({"subbands", SubbandFeed::host_bytes(dd_input, subbands, gulp), "a gulp cut into subbands"});
+    const auto killed = std::count(split->all_killed.begin(), split->all_killed.end(), 1);
     log_verbose(
         "subbands: {} of {} channels at DM {}, each dedispersed to its {} ({:.6f} MHz for the first, {:.6f} "
         "for the last){}",
@@ -996,10 +997,7 @@ int run(int argc, char** argv) {
         model == DelayModel::sigproc ? "first channel, as SIGPROC's dedisperse -b"
                                      : "highest channel, as prepsubband -sub",
         split->ref_freq_mhz.front(), split->ref_freq_mhz.back(),
-        std::count(split->all_killed.begin(), split->all_killed.end(), 1) > 0
-            ? fmt::format("; {} with every channel killed: zeros",
-                          std::count(split->all_killed.begin(), split->all_killed.end(), 1))
-            : std::string());
+        killed > 0 ? fmt::format("; {} with every channel killed: zeros", killed) : std::string());
   }
   log_verbose("memory: host {:.1f} MiB in all: {}{}; gulp {} samples", static_cast<double>(mem.total()) / 1048576.0,
               mem.describe(true), devmem > 0 ? fmt::format("; device {}", format_bytes(devmem)) : std::string(), gulp);
@@ -1019,8 +1017,7 @@ int run(int argc, char** argv) {
   }
   std::vector<float> zbuf(o.zero_dm ? gulp * static_cast<std::size_t>(h.nchans) : 0);
   std::optional<SubbandFeed> feed;
-  if (split) feed.emplace(dd_input, subbands, gulp);
-  std::vector<float> zeros;  // the series of a subband with every channel killed
+  if (split) feed.emplace(*split, dd_input, gulp);
   // CPU subbands are pushed by a team (the GPU's share the device and its constant memory: one
   // at a time).
   std::optional<WorkerTeam> subband_team;
@@ -1040,15 +1037,13 @@ int run(int argc, char** argv) {
   // the block is fully consumed before the next push (which may reuse its memory).
   const bool parallel = output->parallel_writes() && team.size() > 1;
   auto consume = [&](std::size_t r, const DedispBlock& b) {
-    const bool killed = split && split->all_killed[r] != 0;
-    if (killed && zeros.size() < b.nsamples) zeros.assign(b.nsamples, 0.0F);
     auto one = [&](std::size_t i) {
       std::size_t n = b.nsamples;
       if (flushing) {
         const std::uint64_t valid = plans[r].valid_samples(i, nread);
         n = valid > b.first ? static_cast<std::size_t>(std::min<std::uint64_t>(n, valid - b.first)) : 0;
       }
-      chains[first_series[r] + i].push(killed ? zeros.data() : b.data + i * b.stride, n);
+      chains[first_series[r] + i].push(b.data + i * b.stride, n);
     };
     timed(times.output, [&] {
       if (b.empty()) return;

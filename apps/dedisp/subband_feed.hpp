@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // dedisp --subbands: each gulp cut once into the subbands' own spectra, the input of each
-// subband's dedisperser.
+// subband's dedisperser. A subband whose every channel is killed keeps the zeros its buffer
+// starts with (its dedisperser, at DM 0, then writes zeros, as SIGPROC does).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -12,10 +13,12 @@ namespace fastpsr::app {
 
 class SubbandFeed {
  public:
-  SubbandFeed(const DedispInput& whole, int nsub, std::size_t gulp)
-      : slicer_(whole, nsub),
-        buffers_(static_cast<std::size_t>(nsub), std::vector<std::uint8_t>(gulp * slicer_.row_bytes())) {
-    for (auto& b : buffers_) pointers_.push_back(b.data());
+  SubbandFeed(const SubbandSplit& split, const DedispInput& whole, std::size_t gulp)
+      : slicer_(whole, static_cast<int>(split.problems.size())),
+        buffers_(split.problems.size(), std::vector<std::uint8_t>(gulp * slicer_.row_bytes())) {
+    for (std::size_t b = 0; b < buffers_.size(); ++b) {
+      pointers_.push_back(split.all_killed[b] != 0 ? nullptr : buffers_[b].data());
+    }
   }
   /// Cuts n spectra (at most the gulp) of the whole band.
   void cut(const std::uint8_t* spectra, std::size_t n) { slicer_.slice(spectra, n, pointers_); }

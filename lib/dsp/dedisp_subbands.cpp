@@ -99,7 +99,7 @@ void SubbandSlicer::slice(const std::uint8_t* spectra, std::size_t n, const std:
   }
   for (std::size_t s = 0; s < n; ++s) {
     for (std::size_t b = 0; b < out.size(); ++b) {
-      std::memcpy(out[b] + s * row_bytes_, rows + s * in_row + b * row_bytes_, row_bytes_);
+      if (out[b] != nullptr) std::memcpy(out[b] + s * row_bytes_, rows + s * in_row + b * row_bytes_, row_bytes_);
     }
   }
 }

@@ -18,7 +18,8 @@ struct SubbandSplit {
   /// model's channel frequencies of the whole band), one DM, its reference frequency set.
   std::vector<DedispProblem> problems;
   /// Per subband: every channel killed. Its problem then keeps all its channels at DM 0 (so its
-  /// length is the input's); its output is zeros, as SIGPROC writes for it.
+  /// length is the input's) and is given zeros for data (SubbandSlicer leaves its spectra out),
+  /// so its output is zeros, as SIGPROC writes for it.
   std::vector<std::uint8_t> all_killed;
   /// The subbands' reference frequencies, MHz, file order: sigproc, SIGPROC's dmshift(): the
   /// first channel of the subband, fch1 + b (cpb foff) walked by repeated addition; presto, the
@@ -43,7 +44,8 @@ class SubbandSlicer {
   [[nodiscard]] int nbits() const noexcept { return nbits_; }
   /// Bytes of one subband spectrum.
   [[nodiscard]] std::size_t row_bytes() const noexcept { return row_bytes_; }
-  /// Writes the n spectra of every subband: out[b] gets n * row_bytes() bytes.
+  /// Writes the n spectra of every subband: out[b] gets n * row_bytes() bytes; a null out[b]
+  /// (a subband whose every channel is killed) is left out.
   void slice(const std::uint8_t* spectra, std::size_t n, const std::vector<std::uint8_t*>& out);
 
  private:

@@ -56,7 +56,6 @@ class PsrfitsReader final : public SpectraSource {
   /// a file that is not search-mode PSRFITS or that this reader cannot turn into intensity.
   explicit PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling = {});
   static std::unique_ptr<PsrfitsReader> open(const std::string& path);
-  [[nodiscard]] const PsrfitsScaling& scaling() const noexcept { return scaling_; }
 
   [[nodiscard]] const PsrfitsInfo& info() const noexcept { return info_; }
   /// nifs 1 (total intensity); nbits is the file's NBITS; tstart from STT_* and the row offset.
