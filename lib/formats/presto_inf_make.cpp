@@ -141,6 +141,17 @@ PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
   if (!r.instrument.empty()) d.instrument = r.instrument;
   if (!r.observer.empty()) d.observer = r.observer;
   if (!r.notes.empty()) d.notes = r.notes;
+  if (r.source_inf) {
+    PrestoInf own = *r.source_inf;
+    own.name = d.name;
+    own.N = d.N;
+    own.dt = d.dt;
+    own.onoff = d.onoff;
+    own.dm = d.dm;
+    own.bary = 0;
+    own.analyzer = d.analyzer;
+    return own;
+  }
   return d;
 }
 

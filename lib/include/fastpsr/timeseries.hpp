@@ -77,6 +77,10 @@ struct InfRequest {
   std::string observer{};
   std::string notes{};
   std::string analyzer;  ///< "Data analyzed by"; empty means the login name, as PRESTO does
+  /// The input's own .inf (PRESTO subband files, whose .sub.inf describes the original band):
+  /// every field but the name, N, dt, on/off pairs, DM and analyzer is taken from it, as
+  /// prepsubband carries its input .inf over. Unset: all from the header.
+  std::optional<PrestoInf> source_inf{};
 };
 
 /// The fields of `request` PRESTO takes from a search-mode PSRFITS file (its spectra_info_to_inf):
