@@ -4,6 +4,7 @@
 // filterbank. Flags -> plans -> backend -> stream loop -> outputs.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
+#include "fastpsr/presto_subbands.hpp"
 #include "fastpsr/psrfits.hpp"
 #include "fastpsr/quantize.hpp"
 #include "fastpsr/read_ahead.hpp"
@@ -68,7 +70,9 @@ that DM, in output samples): no padding. The plain sum over channels is written 
 constexpr double kMaxDmTrials = 1e7;
 
 struct Options {
-  std::string input;
+  std::vector<std::string> inputs;  // one file, or the files of a PRESTO subband set
+  std::string input;                // the first of them
+  bool runavg = false;              // PRESTO subband input: prepsubband -runavg
   std::string dm_range;
   std::optional<double> single_dm;
   std::string dm_list;
@@ -117,7 +121,10 @@ struct Options {
 };
 
 void add_options(CLI::App& app, Options& o) {
-  app.add_option("input", o.input, "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin")->required();
+  app.add_option("input", o.inputs,
+                 "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin; or the files of a PRESTO "
+                 "subband set (obs_DM30.00.sub??, written by prepsubband -sub or --format sub)")
+      ->required();
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
   // One value: a vector took the input after it as a second DM (`dedisp -d 5 obs.fil`, QA pass 16, P5).
@@ -241,7 +248,12 @@ void add_options(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->group(proc);
   app.add_flag("--downsample-mean", o.downsample_mean,
-               "Write the mean of the samples summed when downsampling (PRESTO's prepsubband), not their sum")
+               "Write the mean of the samples summed when downsampling (PRESTO's prepsubband), not their sum; with "
+               "--downsample-after, the mean of those dedispersed samples (prepsubband -sub)")
+      ->group(proc);
+  app.add_flag("--runavg", o.runavg,
+               "PRESTO subband input: subtract from each subband the mean of each block of 1024 samples (prepsubband "
+               "-runavg)")
       ->group(proc);
   app.add_option("--downsample-after", o.downsample_after,
                  "Dedisperse at full resolution, then sum this many consecutive output samples (PRESTO's prepdata "
@@ -299,10 +311,10 @@ WorkPart check_dm_options(const Options& o) {
   FASTPSR_EXPECTS(o.downsample >= 1, "--downsample must be at least 1, got {}", o.downsample);
   FASTPSR_EXPECTS(o.dm_plan.empty() || o.downsample == 1,
                   "--downsample does not go with --dm-plan, which chooses it per range");
-  if (o.downsample_after > 1 && (o.downsample > 1 || !o.dm_plan.empty() || o.downsample_mean)) {
+  if (o.downsample_after > 1 && (o.downsample > 1 || !o.dm_plan.empty())) {
     usage_error(
-        "--downsample-after sums full-resolution samples (prepdata's way): it does not go with --downsample, "
-        "--downsample-mean or --dm-plan");
+        "--downsample-after sums full-resolution samples (prepdata's way): it does not go with --downsample or "
+        "--dm-plan");
   }
   if (!o.dm_range.empty()) (void)parse_dm_range(o.dm_range);
   if (o.single_dm) FASTPSR_EXPECTS(*o.single_dm >= 0.0, "-d {}: DMs are not negative", *o.single_dm);
@@ -401,7 +413,7 @@ OutputFormat choose_format(const Options& o, std::size_t ndms) {
 }
 
 std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
-  const bool root = f == OutputFormat::dat || (f == OutputFormat::tim && ndms > 1);
+  const bool root = f == OutputFormat::dat || f == OutputFormat::sub || (f == OutputFormat::tim && ndms > 1);
   if (root && o.output == "-") {
     usage_error(
         fmt::format("-o -: {} writes a file per DM under a root name, which stdout cannot be; for stdout "
@@ -652,14 +664,21 @@ int subband_count(const Options& o, const SigprocHeader& h, const std::vector<Ra
       usage_error(fmt::format("--subbands '{}': give a number of subbands (1 or more) or all", o.subbands));
     }
   }
-  if (n > h.nchans || h.nchans % n != 0) {
+  if (n > h.nchans) {
+    // As prepsubband resets -nsub (its default 32 meets files of fewer channels; --nsub too).
+    log_warning("--subbands {}: the file has {} channels: one subband a channel", n, h.nchans);
+    n = h.nchans;
+  }
+  if (h.nchans % n != 0) {
     usage_error(fmt::format("--subbands {}: the {} channels do not split into {} subbands of equal size", o.subbands,
                             h.nchans, n));
   }
   if (ranges.size() != 1 || ranges.front().dms.size() != 1 || !o.dm_plan.empty()) {
     usage_error("--subbands dedisperses at one DM (-d DM, or a --dm range or list of one)");
   }
-  if (format != OutputFormat::fil) usage_error("--subbands writes a filterbank (--format fil)");
+  if (format != OutputFormat::fil && format != OutputFormat::sub) {
+    usage_error("--subbands writes a filterbank (--format fil) or PRESTO subband files (--format sub)");
+  }
   if (o.nsub > 0) {
     usage_error("--subbands does not go with --nsub (prepsubband's two-stage rounding of summed DM trials)");
   }
@@ -679,11 +698,24 @@ int run(int argc, char** argv) {
   Options o;
   add_options(app, o);
   const auto t_start = Clock::now();
-  parse(app, normalize_single_dash(
-                 argc, argv,
-                 {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm", "ignorechan",
-                  "nobary", "nsub", "mask", "numout", "clip", "noclip", "noweights", "noscales", "nooffsets"}));
+  parse(app, normalize_single_dash(argc, argv,
+                                   {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
+                                    "ignorechan", "nobary", "nsub", "mask", "numout", "clip", "noclip", "noweights",
+                                    "noscales", "nooffsets", "runavg"}));
   apply_common_options(o.common);
+  o.input = o.inputs.front();
+  const bool subband_input = std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& f) {
+    return is_presto_subband_name(f) || f.ends_with(".sub.inf");
+  });
+  if (o.inputs.size() > 1 && !subband_input) {
+    std::string extra;
+    for (std::size_t i = 1; i < o.inputs.size(); ++i) extra += (i > 1 ? " " : "") + o.inputs[i];
+    usage_error(
+        fmt::format("not expected: {} (one input is read: a filterbank, or the files of one PRESTO subband "
+                    "set, obs_DM30.00.sub00 ...)",
+                    extra));
+  }
+  if (o.runavg && !subband_input) usage_error("--runavg is for PRESTO subband input (.sub files), as prepsubband's");
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
   if (o.noclip) o.clip = 0.0;
@@ -700,8 +732,32 @@ int run(int argc, char** argv) {
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
   const PsrfitsScaling fits_scaling{!o.no_weights, !o.no_scales, !o.no_offsets};
-  auto source = open_sigproc_source(o.input, fits_scaling);
-  InfRequest inf_fields;  // what a PSRFITS file says of itself, for the .inf files
+  InfRequest inf_fields;  // what a PSRFITS file or a .sub.inf says of itself, for the .inf files
+  std::unique_ptr<ByteSource> source;
+  int subband_files = 0;  // PRESTO subband input: the number of subbands
+  if (subband_input) {
+    auto subs = std::make_unique<PrestoSubbandReader>(o.inputs, o.runavg);
+    subband_files = subs->nsub();
+    inf_fields.source_inf = subs->inf();
+    log_verbose(
+        "{}: {} PRESTO subbands of {} channels, dedispersed at DM {} (their .sub.inf), read as a float32 "
+        "filterbank{}",
+        subs->name(), subs->nsub(), subs->inf().num_chan, subs->inf().dm,
+        o.runavg ? ", each block of 1024 samples less its mean (-runavg)" : "");
+    source = std::make_unique<SigprocFloatView>(std::move(subs));
+    if (o.nsub > 0 && o.nsub != subband_files) {
+      log_warning(
+          "--nsub {} does not apply to subband input: its {} subbands are dedispersed as they are, as "
+          "prepsubband does",
+          o.nsub, subband_files);
+    }
+    o.nsub = 0;
+    if (!o.mask.empty()) {
+      usage_error("--mask does not go with PRESTO subband input: the mask's channels are the original band's");
+    }
+  } else {
+    source = open_sigproc_source(o.input, fits_scaling);
+  }
   bool is_psrfits = false;
   if (const auto* view = dynamic_cast<const SigprocFloatView*>(source.get())) {
     if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) {
@@ -715,7 +771,7 @@ int run(int argc, char** argv) {
   }
   auto reader = std::make_unique<FilterbankReader>(std::move(source));
   set_error_file(reader->name());
-  protect_input(o.input);  // -o obs.fil --format fil must not replace obs.fil
+  for (const auto& in : o.inputs) protect_input(in);  // -o obs.fil --format fil must not replace obs.fil
   const SigprocHeader& h = reader->header();
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
@@ -755,6 +811,11 @@ int run(int argc, char** argv) {
     usage_error(".dat files hold float32 (PRESTO's format); --nbits-out applies to tim and fil");
   }
   const int subbands = subband_count(o, h, ranges, format);
+  if (format == OutputFormat::sub) {
+    if (subbands == 0) usage_error("--format sub writes PRESTO subband files: give --subbands N and one DM (-d DM)");
+    if (o.nbits_out != 32) usage_error("--format sub writes int16 samples, as prepsubband -sub; leave out --nbits-out");
+    if (o.even) usage_error("--even is for dat and tim files; subband files hold the samples there are");
+  }
   if (o.numout > 0 && format != OutputFormat::dat) {
     usage_error("--numout is for .dat files (PRESTO's -numout); the other formats hold the samples there are");
   }
@@ -776,6 +837,9 @@ int run(int argc, char** argv) {
   const DelayModel model = !o.delay_model.empty() ? parse_delay_model(o.delay_model)
                            : sigproc_default      ? DelayModel::sigproc
                                                   : DelayModel::presto;
+  if (format == OutputFormat::sub && model != DelayModel::presto) {
+    usage_error("--format sub: prepsubband references each subband to its highest channel (--delay-model presto)");
+  }
   const BaselineSpec baseline = BaselineSpec::parse(o.baseline, h.nchans);
 
   std::vector<std::uint8_t> keep;
@@ -795,6 +859,8 @@ int run(int argc, char** argv) {
   }
   std::optional<TimeClipper> clipper;
   if (o.clip > 0.0) clipper.emplace(o.clip, h.nchans, h.nbits, input.is_signed);
+  // PRESTO clips in the blocks it reads: 2400 spectra of a filterbank, 1024 samples of subbands.
+  const std::size_t clip_block = subband_files > 0 ? kPrestoSubbandBlock : TimeClipper::kPrestoBlock;
 
   // Input span.
   if (o.start > 0) {
@@ -951,11 +1017,11 @@ int run(int argc, char** argv) {
     gulp = std::min(gulp, std::max(lcm_ds, static_cast<std::size_t>((*nin_known + lcm_ds - 1) / lcm_ds * lcm_ds)));
   }
   for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
-  // Clipping takes blocks of 2400 spectra (PRESTO's): each read is a whole number of them where
+  // Clipping takes PRESTO's blocks (clip_block): each read is a whole number of them where
   // the gulp holds one and stays a multiple of the downsampling; a read that is not (a short
   // gulp, the input's end) ends with a shorter block.
   if (clipper) {
-    const std::size_t unit = std::lcm(TimeClipper::kPrestoBlock, lcm_ds);
+    const std::size_t unit = std::lcm(clip_block, lcm_ds);
     if (gulp >= unit) gulp = gulp / unit * unit;
   }
 
@@ -1074,8 +1140,8 @@ int run(int argc, char** argv) {
       const std::size_t n = reader->read_packed(into, want);
       ended = n < want;
       if (clipper) {  // clip, then mask with the clipper's channel levels, block by block (PRESTO)
-        for (std::size_t s = 0; s < n; s += TimeClipper::kPrestoBlock) {
-          const std::size_t k = std::min(TimeClipper::kPrestoBlock, n - s);
+        for (std::size_t s = 0; s < n; s += clip_block) {
+          const std::size_t k = std::min(clip_block, n - s);
           if (!(masker && masker->wholly_masked(o.start + first + s, k))) clipper->clip_block(into + s * bps, k);
           if (masker) {
             if (clipper->blocks() > 0) masker->set_padding(clipper->channel_levels());
@@ -1150,8 +1216,7 @@ int run(int argc, char** argv) {
   if (clipper) {
     log_verbose("clip: {} sigma: {} of {} spectra replaced ({:.3f}%) in {} blocks of up to {}", clipper->sigma(),
                 clipper->spectra_clipped(), clipper->spectra_seen(),
-                percent(clipper->spectra_clipped(), clipper->spectra_seen()), clipper->blocks(),
-                TimeClipper::kPrestoBlock);
+                percent(clipper->spectra_clipped(), clipper->spectra_seen()), clipper->blocks(), clip_block);
   }
   if (masker) {
     log_verbose("mask: {} of {} values replaced ({:.2f}%)", masker->values_replaced(), masker->values_seen(),

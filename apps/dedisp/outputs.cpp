@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -19,7 +20,9 @@
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
+#include "fastpsr/log.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/presto_subbands.hpp"
 #include "fastpsr/series_spool.hpp"
 #include "fastpsr/temp_registry.hpp"
 #include "fastpsr/tim_stream.hpp"
@@ -63,6 +66,26 @@ SigprocHeader tim_header(const SigprocHeader& in, const SeriesMeta& s, int nbits
   h.tstart = in.tstart + static_cast<double>(start_sample) * in.tsamp / 86400.0;
   h.remove_key("signed");
   return h;
+}
+
+// PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
+// a note saying what the file holds. `valid`: samples before the padding (0: no padding).
+PrestoInf output_inf(const OutputOptions& o, const SigprocHeader& in, const std::string& name, const SeriesMeta& s,
+                     std::uint64_t n, std::uint64_t valid) {
+  InfRequest req = o.inf_fields;
+  req.name = name;
+  req.dm = s.dm;
+  req.nsamples = n;
+  req.tsamp_s = s.tsamp_s;
+  req.valid_samples = valid;
+  PrestoInf inf = make_inf_for(in, req);
+  inf.mjd_f += static_cast<double>(o.start_sample) * in.tsamp / 86400.0;
+  while (inf.mjd_f >= 1.0) {
+    inf.mjd_f -= 1.0;
+    ++inf.mjd_i;
+  }
+  if (!o.note.empty()) inf.notes += "    " + o.note + "\n";
+  return inf;
 }
 
 void check_unique(const std::vector<std::string>& names) {
@@ -357,23 +380,9 @@ class FileSeries final : public Output {
   static constexpr unsigned kDatCommitted = 1;
   static constexpr unsigned kInfCommitted = 2;
 
-  // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
-  // a note saying what the file holds.
   [[nodiscard]] PrestoInf inf_for(std::size_t i, std::uint64_t n) const {
-    InfRequest req = opts_.inf_fields;
-    req.name = presto_root(paths_[i]);
-    req.dm = series_[i].dm;
-    req.nsamples = n;
-    req.tsamp_s = series_[i].tsamp_s;
-    if (opts_.numout > 0 && taken_[i] < n) req.valid_samples = taken_[i];  // padded: on/off pairs
-    PrestoInf inf = make_inf_for(input_, req);
-    inf.mjd_f += static_cast<double>(opts_.start_sample) * input_.tsamp / 86400.0;
-    while (inf.mjd_f >= 1.0) {
-      inf.mjd_f -= 1.0;
-      ++inf.mjd_i;
-    }
-    if (!opts_.note.empty()) inf.notes += "    " + opts_.note + "\n";
-    return inf;
+    const std::uint64_t valid = opts_.numout > 0 && taken_[i] < n ? taken_[i] : 0;  // padded: on/off pairs
+    return output_inf(opts_, input_, presto_root(paths_[i]), series_[i], n, valid);
   }
 
   OutputOptions opts_;
@@ -604,6 +613,110 @@ class DmTimeFilterbank final : public Output {
   std::unique_ptr<FilterbankWriter> writer_;  // created by writer(): at once for a file, with the first row for stdout
 };
 
+// PRESTO subband files (prepsubband -sub): each subband of one DM as int16 in its own
+// <root>_DM<dm>.sub<NN> (lowest frequency first), and one <root>_DM<dm>.sub.inf describing the
+// input's band. Samples are converted as prepsubband converts them, (short)(x + 0.5) (x + 0.5 in
+// double, truncated toward zero), except that values beyond the int16 range saturate where
+// PRESTO's cast is undefined. Rows go out once every subband has them; all files end at the
+// shortest subband, so the set has one length, as PRESTO's.
+class PrestoSubbandFiles final : public Output {
+ public:
+  PrestoSubbandFiles(const OutputOptions& o, const SigprocHeader& in, const std::vector<SeriesMeta>& series)
+      : opts_(o), input_(in), series_(series), queues_(series.size()) {
+    FASTPSR_EXPECTS(o.subbands.has_value() && o.nbits == 32, "subband files take float32 subbands of one DM");
+    dm_root_ = presto_dm_root(o.path, o.subbands->dm, o.dm_decimals);
+    const int n = static_cast<int>(series.size());
+    for (int i = 0; i < n; ++i) {
+      // Series i is subband i in file channel order; PRESTO numbers them from the lowest.
+      const int number = o.subbands->foff_mhz < 0.0 ? n - 1 - i : i;
+      paths_.push_back(presto_subband_file_name(dm_root_, number, n));
+    }
+    // Every file is created now: an unwritable directory fails before any work.
+    sinks_.resize(series.size());
+    for (std::size_t i = 0; i < series.size(); ++i) sinks_[i] = open_sink(paths_[i], kSeriesBuffer);
+    inf_ = open_sink(dm_root_ + ".sub.inf");
+  }
+
+  void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
+    auto& q = queues_[i];
+    for (std::size_t k = 0; k < n; ++k) {
+      float v = 0.0F;
+      std::memcpy(&v, data + 4 * k, sizeof v);
+      q.push_back(to_short(v));
+    }
+    drain(SIZE_MAX);
+  }
+
+  void finish(const std::vector<std::uint64_t>& lengths) override {
+    const std::uint64_t common = *std::min_element(lengths.begin(), lengths.end());
+    FASTPSR_EXPECTS(common > 0, "no subband sample has full data");
+    drain(static_cast<std::size_t>(common - written_));
+    if (saturated_ > 0) {
+      log_warning(
+          "{}: {} sample{} beyond the int16 range of PRESTO's subband files, saturated (PRESTO's cast is undefined "
+          "there)",
+          dm_root_ + ".sub*", saturated_, saturated_ == 1 ? " was" : "s were");
+    }
+    const std::string text = format_inf(output_inf(opts_, input_, dm_root_ + ".sub", series_.front(), common, 0));
+    inf_->write(text.data(), text.size());
+    // A set that fails half-way (a full disk) leaves none of its files, as FileSeries.
+    std::vector<std::string> committed;
+    try {
+      temp_files::OutputSet set(series_.size() + 1);
+      for (std::size_t i = 0; i < series_.size(); ++i) {
+        sinks_[i]->flush();
+        set.commit(i, paths_[i], [&] { sinks_[i]->commit(); });
+        committed.push_back(paths_[i]);
+      }
+      inf_->flush();
+      set.commit(series_.size(), dm_root_ + ".sub.inf", [&] { inf_->commit(); });
+      set.complete();
+    } catch (...) {
+      for (const auto& path : committed) ::unlink(path.c_str());
+      throw;
+    }
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return fmt::format("{} subband files {} ... {} and {}.sub.inf (PRESTO prepsubband -sub)", paths_.size(),
+                       paths_.front(), paths_.back(), dm_root_);
+  }
+
+ private:
+  std::int16_t to_short(float v) {
+    const double x = static_cast<double>(v) + 0.5;
+    if (!(x > -32769.0 && x < 32768.0)) {  // NaN too
+      ++saturated_;
+      if (std::isnan(x)) return 0;
+      return x > 0.0 ? std::numeric_limits<std::int16_t>::max() : std::numeric_limits<std::int16_t>::min();
+    }
+    return static_cast<std::int16_t>(static_cast<int>(x));  // truncated toward zero, as C's cast
+  }
+
+  // Writes the samples every subband has, up to `limit` of them.
+  void drain(std::size_t limit) {
+    std::size_t rows = limit;
+    for (const auto& q : queues_) rows = std::min(rows, q.size());
+    if (rows == 0) return;
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+      sinks_[i]->write(queues_[i].data(), rows * sizeof(std::int16_t));
+      queues_[i].erase(queues_[i].begin(), queues_[i].begin() + static_cast<std::ptrdiff_t>(rows));
+    }
+    written_ += rows;
+  }
+
+  OutputOptions opts_;
+  SigprocHeader input_;
+  std::vector<SeriesMeta> series_;
+  std::vector<std::vector<std::int16_t>> queues_;
+  std::string dm_root_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<ByteSink>> sinks_;
+  std::unique_ptr<ByteSink> inf_;
+  std::uint64_t written_ = 0;
+  std::uint64_t saturated_ = 0;
+};
+
 }  // namespace
 
 OutputFormat parse_output_format(const std::string& text) {
@@ -611,7 +724,9 @@ OutputFormat parse_output_format(const std::string& text) {
   if (text == "tim") return OutputFormat::tim;
   if (text == "tim-stream") return OutputFormat::tim_stream;
   if (text == "fil") return OutputFormat::fil;
-  throw Error(ErrorCode::invalid_argument, fmt::format("--format '{}': expected dat, tim, tim-stream or fil", text));
+  if (text == "sub") return OutputFormat::sub;
+  throw Error(ErrorCode::invalid_argument,
+              fmt::format("--format '{}': expected dat, tim, tim-stream, fil or sub", text));
 }
 
 const char* to_string(OutputFormat f) {
@@ -624,6 +739,8 @@ const char* to_string(OutputFormat f) {
       return "tim-stream";
     case OutputFormat::fil:
       return "fil";
+    case OutputFormat::sub:
+      return "sub";
   }
   return "?";
 }
@@ -655,6 +772,10 @@ OutputMemory output_memory(const OutputOptions& opts, std::size_t nseries, std::
       // rows; at the end the longer series' last samples wait there too (a queue of two blocks).
       return {3 * nseries * block_samples * sample_bytes(opts.nbits) + kSinkBufferBytes,
               "up to two blocks of every DM, and their transposition into rows", true};
+    case OutputFormat::sub:
+      // int16 queues of up to two blocks a subband, and a write buffer a file.
+      return {nseries * (4 * block_samples + kSeriesBuffer), "up to two blocks of every subband, a buffer a file",
+              true};
   }
   return {};
 }
@@ -670,6 +791,8 @@ std::unique_ptr<Output> make_output(const OutputOptions& opts, const SigprocHead
       return std::make_unique<TimStream>(opts, input, series);
     case OutputFormat::fil:
       return std::make_unique<DmTimeFilterbank>(opts, input, series);
+    case OutputFormat::sub:
+      return std::make_unique<PrestoSubbandFiles>(opts, input, series);
   }
   throw Error(ErrorCode::internal, "unknown output format");
 }

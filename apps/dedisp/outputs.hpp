@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Where dedispersed series go: PRESTO .dat/.inf pairs, SIGPROC .tim files, one stream of .tim
-// records, or a DM-time filterbank. Each series is written in order as its samples come;
-// finish() completes and commits everything (files appear under their names only then).
+// records, a DM-time filterbank, or (subbands of one DM) PRESTO .sub files. Each series is written in order as its
+// samples come; finish() completes and commits everything (files appear under their names only then).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +16,7 @@
 
 namespace fastpsr::app {
 
-enum class OutputFormat { dat, tim, tim_stream, fil };
+enum class OutputFormat { dat, tim, tim_stream, fil, sub };
 OutputFormat parse_output_format(const std::string& text);
 const char* to_string(OutputFormat f);
 
@@ -50,6 +50,7 @@ struct OutputOptions {
   WorkerTeam* team = nullptr;
   /// fil: the series are dedispersed subbands of one DM (--subbands), not DM trials: the file
   /// labels them as SIGPROC's dedisperse -b does (data_type 6, refdm, subband b at fch1 + b foff).
+  /// sub (required there): PRESTO's subband files, named from `path` as a root and the DM.
   struct SubbandLabels {
     double fch1_mhz = 0;
     double foff_mhz = 0;

@@ -69,8 +69,19 @@ n=$(($(stat -c %s after4.dat) / 4))
 check "--even: after4e.dat is not after4.dat less one odd sample" \
   cmp -s -n $((n / 2 * 8)) after4.dat after4e.dat
 
+# With --downsample-mean, the mean of each D dedispersed samples: the float32 sum divided once
+# (prepsubband -sub's subbands).
+"$bin/dedisp" -q f.fil -d 30 --downsample-after 4 --downsample-mean -o mean4.dat
+check "--downsample-after 4 --downsample-mean: each sum divided by 4" python3 - <<'PY'
+import struct
+def floats(p):
+    b = open(p, "rb").read(); return struct.unpack("<%df" % (len(b) // 4), b)
+s, m = floats("after4.dat"), floats("mean4.dat")
+assert len(s) == len(m) > 0
+f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+assert all(b == f32(a / 4.0) for a, b in zip(s, m))
+PY
 expect_exit 2 "--downsample-after" "$bin/dedisp" f.fil -d 30 --downsample-after 2 --downsample 2 -o x.dat
-expect_exit 2 "--downsample-after" "$bin/dedisp" f.fil -d 30 --downsample-after 2 --downsample-mean -o x.dat
 expect_exit 2 "--downsample-after" "$bin/dedisp" f.fil --dm-plan auto --dm-max 50 --downsample-after 2 -o x
 expect_exit 2 "--downsample-after" "$bin/dedisp" f.fil -d 30 --downsample-after 0 -o x.dat
 check "a refused run wrote a file" test ! -e x.dat -a ! -e x.inf

@@ -76,12 +76,12 @@ grep -q -- "-nsub 16 with -downsamp 2" note.txt || fail "no note for -nsub with 
 
 # Refusals name the option and exit 2.
 set +e
-prepsubband -lodm 0 -dmstep 1 -numdms 2 -sub -o m f.fil 2> err.txt
+prepsubband -sub -subdm 10 --dm 0:1:1 -o m f.fil 2> err.txt
 rc=$?
 set -e
-[ $rc = 2 ] || fail "prepsubband -sub: status $rc"
-grep -q -- "option -sub is not supported" err.txt || fail "prepsubband -sub: $(cat err.txt)"
-[ ! -e m_DM0.00.dat ] || fail "prepsubband -sub wrote output"
+[ $rc = 2 ] || fail "prepsubband -sub with DM trials: status $rc"
+grep -q -- "-sub writes subbands at one DM" err.txt || fail "prepsubband -sub with DM trials: $(cat err.txt)"
+[ -z "$(ls m_* 2>/dev/null)" ] || fail "prepsubband -sub with DM trials wrote output"
 # -offset N skips N spectra and moves the epoch (dedisp --start); -start (a fraction) is refused.
 prepsubband -lodm 30 -numdms 1 -nobary -offset 300 -o off f.fil 2>/dev/null
 "$bin/dedisp" -q f.fil -lodm 30 -numdms 1 --nsub 32 --start 300 --clip 6 --even -o refoff
