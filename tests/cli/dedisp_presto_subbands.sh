@@ -116,6 +116,11 @@ done
 "$shims/prepsubband" -nobary -lodm 150 -numdms 1 -runavg -noclip -o r p_DM150.00.sub??
 check "subband input, -runavg" python3 ref.py read p_DM150.00 16 150 1 1 r_DM150.00.dat
 check "subband input: the .inf keeps the original band" grep -q "Number of channels *= *64" q_DM120.00.inf
+# -ignorechan acts on raw channels only, in PRESTO: said, and the series unchanged.
+"$shims/prepsubband" -nobary -lodm 150 -numdms 1 -noclip -o pl p_DM150.00.sub??
+"$shims/prepsubband" -nobary -lodm 150 -numdms 1 -noclip -ignorechan 0:3 -o ig p_DM150.00.sub?? 2>ig.err
+check "subband input, -ignorechan: said" grep -q "ignorechan does nothing on subband input" ig.err
+check "subband input, -ignorechan: not used" cmp ig_DM150.00.dat pl_DM150.00.dat
 
 # Two stages through files equal --nsub (stage 1 at the mean of the DM list) byte for byte.
 printf '100\n150\n200\n' > dms.txt
