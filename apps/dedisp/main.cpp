@@ -729,6 +729,14 @@ int run(int argc, char** argv) {
   // the outputs opened. --dm-plan show needs no device.
   const WorkPart part = check_dm_options(o);
   std::optional<DeviceWarmup> warmup;
+  // --subbands under --device auto takes the CPU: one DM is read-bound on either, and the GPU's
+  // subband dedispersers run one after another (H200 against its host's 16 cores, 4096
+  // channels: 64 subbands 1.02 s against 0.59, 512: 2.07 against 0.99, bench/results
+  // h200-session19.md and -session20.md).
+  if (!o.subbands.empty() && o.common.device == "auto") {
+    o.common.device = "cpu";
+    log_verbose("--subbands: the CPU (faster than a GPU for subbands of one DM; --device gpu to choose it)");
+  }
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
   const PsrfitsScaling fits_scaling{!o.no_weights, !o.no_scales, !o.no_offsets};
