@@ -14,6 +14,7 @@
 #include "fastpsr/ppf.hpp"
 #include "fastpsr/ppf_input.hpp"
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/presto_subbands.hpp"
 #include "fastpsr/psrfits.hpp"
 #include "fastpsr/timeseries.hpp"
 
@@ -185,6 +186,71 @@ void describe_presto(FileDescription& d, const std::string& path) {
                {"chan_wid", inf.chan_wid},
                {"analyzer", inf.analyzer},
                {"notes", inf.notes}};
+}
+
+// One file of a PRESTO subband set (prepsubband -sub): the int16 series of subband j, described
+// by the set's .sub.inf, whose band is the original channels'. Told as a one-channel series at
+// the subband's highest channel, where prepsubband references it, the refdm its DM; the set is
+// the numbered files beside it.
+void describe_presto_sub(FileDescription& d, const std::string& path) {
+  if (path == "-") {
+    throw Error(ErrorCode::unsupported,
+                "a PRESTO subband file cannot be read from stdin: its .sub.inf is found by name", "<stdin>");
+  }
+  const std::string root = presto_subband_inf_root(path);
+  const std::string inf_path = root + ".inf";
+  if (!std::filesystem::exists(inf_path)) {
+    throw Error(ErrorCode::io, fmt::format("missing .sub.inf: expected '{}' beside it", inf_path), path);
+  }
+  const PrestoInf inf = read_inf(inf_path);
+  const std::string digits = path.substr(root.size());
+  if (digits.size() > 6) throw Error(ErrorCode::format, "subband number too long", path);
+  const int index = std::stoi(digits);
+  int nsub = 0;  // the numbered files of the set beside it
+  const std::filesystem::path file(path);
+  const std::string stem = std::filesystem::path(root).filename().string();
+  for (const auto& e : std::filesystem::directory_iterator(file.has_parent_path() ? file.parent_path() : ".")) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(stem) && is_presto_subband_name(name) && presto_subband_inf_root(name) == stem) ++nsub;
+  }
+  SigprocHeader& h = d.header;
+  h.keys = {"source_name", "src_raj", "src_dej", "data_type", "refdm", "fch1",
+            "nchans",      "nbits",   "tstart",  "tsamp",     "nifs"};
+  h.source_name = inf.object;
+  h.src_raj = packed_or_zero(inf.ra, true);
+  h.src_dej = packed_or_zero(inf.dec, false);
+  h.data_type = 2;
+  h.refdm = inf.dm;
+  const bool regular = nsub > 0 && inf.num_chan % nsub == 0 && index < nsub;
+  const int cps = regular ? inf.num_chan / nsub : 0;
+  h.fch1 = regular ? inf.freq + (index + 1) * cps * inf.chan_wid - inf.chan_wid : 0.0;
+  h.nchans = 1;
+  h.nbits = 16;
+  h.tstart = inf.mjd_i + inf.mjd_f;
+  h.tsamp = inf.dt;
+  h.nifs = 1;
+  d.telescope = inf.telescope;
+  d.machine = inf.instrument;
+  const auto size = std::filesystem::file_size(path);
+  d.data_bytes = size;
+  d.nsamples = size / 2;
+  auto extra = [&](std::string label, std::string value) {
+    d.extra_lines.emplace_back(std::move(label), std::move(value));
+  };
+  extra("Information file", inf_path);
+  extra("Subband",
+        regular ? fmt::format("{} of {} (channels {} to {} of {}, lowest first; fch1 is its highest)", index, nsub,
+                              index * cps, index * cps + cps - 1, inf.num_chan)
+                : fmt::format("{}; the set beside it has {} files, which do not split the .sub.inf's {} channels",
+                              index, nsub, inf.num_chan));
+  if (static_cast<double>(*d.nsamples) != inf.N) {
+    extra("Samples in the .sub.inf", fmt::format("{:.0f} (the file holds {})", inf.N, *d.nsamples));
+  }
+  extra("Central freq of low channel (MHz)", fmt::format("{:.12g}", inf.freq));
+  extra("Number of raw channels", fmt::format("{}", inf.num_chan));
+  extra("Raw channel bandwidth (MHz)", fmt::format("{:.12g}", inf.chan_wid));
+  d.details = {{"inf_file", inf_path}, {"subband", index},         {"subbands", nsub},         {"dm", inf.dm},
+               {"freq", inf.freq},     {"num_chan", inf.num_chan}, {"chan_wid", inf.chan_wid}, {"N", inf.N}};
 }
 
 void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
@@ -386,6 +452,9 @@ FileDescription describe_file(const std::string& path) {
     case FileFormat::presto_fft:
     case FileFormat::presto_inf:
       describe_presto(d, path);
+      break;
+    case FileFormat::presto_sub:
+      describe_presto_sub(d, path);
       break;
     case FileFormat::psrfits:
       describe_psrfits(d, std::move(src));

@@ -6,6 +6,7 @@
 
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/presto_subbands.hpp"
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr {
@@ -76,6 +77,8 @@ std::string_view format_name(FileFormat f) {
       return "PRESTO .fft spectrum";
     case FileFormat::presto_inf:
       return "PRESTO .inf";
+    case FileFormat::presto_sub:
+      return "PRESTO subband file";
     case FileFormat::psrfits:
       return "PSRFITS";
     case FileFormat::dada:
@@ -102,6 +105,7 @@ FileFormat detect_format(std::span<const std::uint8_t> first_bytes, std::string_
   if (has_suffix(file_name, ".dat")) return FileFormat::presto_dat;
   if (has_suffix(file_name, ".sdat")) return FileFormat::presto_sdat;
   if (has_suffix(file_name, ".fft")) return FileFormat::presto_fft;
+  if (is_presto_subband_name(file_name)) return FileFormat::presto_sub;
   return FileFormat::unknown;
 }
 
@@ -115,7 +119,8 @@ FileFormat detect_format(ByteSource& src) {
   const FileFormat f = detect_format(first, src.name());
   if (f == FileFormat::unknown) {
     throw Error(ErrorCode::format,
-                "unknown format: not SIGPROC (.fil/.tim), PRESTO (.dat/.sdat/.fft/.inf), PSRFITS, PSRDADA or GUPPI RAW",
+                "unknown format: not SIGPROC (.fil/.tim), PRESTO (.dat/.sdat/.fft/.inf/.sub<NN>), PSRFITS, PSRDADA or "
+                "GUPPI RAW",
                 src.name());
   }
   return f;

@@ -7,7 +7,7 @@
 # prepsubband does (subband_delays from the .sub.inf's band, -downsamp, -runavg), again against
 # Python; writing then reading at the DMs whose mean is -subdm gives the --nsub run byte for
 # byte; a band in rising order gives the same files; refusals.
-source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
+source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp header accelsearch
 export FASTPSR_BINDIR=$bin
 shims=$FASTPSR_SOURCE/tools/presto-compat
 
@@ -99,8 +99,15 @@ if sys.argv[1] == "write": write(sys.argv[2], sys.argv[3], int(sys.argv[4]), flo
 else: read(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1", sys.argv[7])
 PY
 
-# Writing: dedisp itself, then the shim with -downsamp (means, rounded as PRESTO's cast).
+# header describes one file of the set; the other tools name it when given one.
 "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub -q -o a
+"$bin/header" a_DM150.00.sub3 > h.txt
+check "header: subband 3 of 8, its channels" grep -q "Subband *: 3 of 8 (channels 24 to 31 of 64" h.txt
+check "header: the DM of the set" grep -q "Reference DM (pc/cc) *: 150.000000" h.txt
+check "header: samples from the file" grep -q "Number of samples *: $(($(stat -c %s a_DM150.00.sub3) / 2))$" h.txt
+expect_exit 1 "is a PRESTO subband file, not a time series" "$bin/accelsearch" a_DM150.00.sub0
+
+# Writing: dedisp itself, then the shim with -downsamp (means, rounded as PRESTO's cast).
 check "--format sub: 8 subband files sample for sample" python3 ref.py write f.fil a_DM150.00 8 150 1
 check "--format sub: the files prepsubband names" test -f a_DM150.00.sub0 -a -f a_DM150.00.sub7 -a -f a_DM150.00.sub.inf
 "$shims/prepsubband" -sub -subdm 150 -nsub 16 -downsamp 3 -noclip -o p f.fil 2>shim.err

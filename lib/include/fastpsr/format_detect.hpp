@@ -19,6 +19,7 @@ enum class FileFormat {
   presto_sdat,         ///< headerless int16 named *.sdat, described by the .inf beside it
   presto_fft,          ///< headerless complex64 named *.fft (PRESTO realfft output)
   presto_inf,          ///< PRESTO .inf text
+  presto_sub,          ///< headerless int16 named *.sub<NN>: one PRESTO subband, described by <root>.sub.inf
   psrfits,             ///< FITS ("SIMPLE  =") whose primary header says FITSTYPE = 'PSRFITS'
   dada,                ///< PSRDADA ASCII header (HDR_VERSION / HDR_SIZE lines)
   guppi_raw,           ///< GUPPI / Breakthrough Listen RAW: 80-character cards with BLOCSIZE

@@ -61,6 +61,8 @@ TEST_CASE("detect_format: contents first, then names") {
   CHECK(detect_format(floats, "dir/a_DM1.00.dat") == FileFormat::presto_dat);
   CHECK(detect_format(floats, "a.sdat") == FileFormat::presto_sdat);
   CHECK(detect_format(floats, "a.fft") == FileFormat::presto_fft);
+  CHECK(detect_format(floats, "a_DM30.00.sub07") == FileFormat::presto_sub);
+  CHECK(detect_format(floats, "a_DM30.00.sub") == FileFormat::unknown);
   CHECK(detect_format(floats, "a.INF") == FileFormat::presto_inf);
   CHECK(detect_format(floats, "a.bin") == FileFormat::unknown);
   CHECK(detect_format(floats, ".dat") == FileFormat::unknown);
