@@ -90,6 +90,27 @@ double packed_or_zero(const std::string& text, bool is_ra) {
   }
 }
 
+// What a PRESTO .inf says in SIGPROC's terms, for a one-channel series of `nbits` at `fch1`:
+// source, position, epoch, sample time, the DM as refdm; telescope and instrument to print.
+void set_header_from_inf(FileDescription& d, const PrestoInf& inf, int data_type, int nbits, double fch1) {
+  SigprocHeader& h = d.header;
+  h.keys = {"source_name", "src_raj", "src_dej", "data_type", "refdm", "fch1",
+            "nchans",      "nbits",   "tstart",  "tsamp",     "nifs"};
+  h.source_name = inf.object;
+  h.src_raj = packed_or_zero(inf.ra, true);
+  h.src_dej = packed_or_zero(inf.dec, false);
+  h.data_type = data_type;
+  h.refdm = inf.dm;
+  h.fch1 = fch1;
+  h.nchans = 1;
+  h.nbits = nbits;
+  h.tstart = inf.mjd_i + inf.mjd_f;
+  h.tsamp = inf.dt;
+  h.nifs = 1;
+  d.telescope = inf.telescope;
+  d.machine = inf.instrument;
+}
+
 void describe_presto(FileDescription& d, const std::string& path) {
   if (path == "-")
     throw Error(ErrorCode::unsupported, "a PRESTO file cannot be read from stdin: its .inf is found by name",
@@ -112,24 +133,11 @@ void describe_presto(FileDescription& d, const std::string& path) {
   }
   const bool shorts = data_path.ends_with(".sdat");
   const bool fft = d.format == FileFormat::presto_fft;
+  set_header_from_inf(d, inf, fft ? 5 : 2, shorts ? 16 : 32,
+                      inf.freq + (inf.num_chan > 0 ? inf.num_chan - 1 : 0) * inf.chan_wid);
   SigprocHeader& h = d.header;
-  h.keys = {"source_name", "src_raj", "src_dej", "data_type", "refdm", "fch1",
-            "nchans",      "nbits",   "tstart",  "tsamp",     "nifs"};
-  h.source_name = inf.object;
-  h.src_raj = packed_or_zero(inf.ra, true);
-  h.src_dej = packed_or_zero(inf.dec, false);
-  h.data_type = fft ? 5 : 2;
-  h.refdm = inf.dm;
-  h.fch1 = inf.freq + (inf.num_chan > 0 ? inf.num_chan - 1 : 0) * inf.chan_wid;
-  h.nchans = 1;
-  h.nbits = shorts ? 16 : 32;
-  h.tstart = inf.mjd_i + inf.mjd_f;
-  h.tsamp = inf.dt;
-  h.nifs = 1;
   h.barycentric = inf.bary;
   if (inf.bary != 0) h.add_key("barycentric");
-  d.telescope = inf.telescope;
-  d.machine = inf.instrument;
   d.nsamples = static_cast<std::uint64_t>(inf.N);
   if (!data_path.empty()) {
     const auto size = std::filesystem::file_size(data_path);
@@ -213,24 +221,9 @@ void describe_presto_sub(FileDescription& d, const std::string& path) {
     const std::string name = e.path().filename().string();
     if (name.starts_with(stem) && is_presto_subband_name(name) && presto_subband_inf_root(name) == stem) ++nsub;
   }
-  SigprocHeader& h = d.header;
-  h.keys = {"source_name", "src_raj", "src_dej", "data_type", "refdm", "fch1",
-            "nchans",      "nbits",   "tstart",  "tsamp",     "nifs"};
-  h.source_name = inf.object;
-  h.src_raj = packed_or_zero(inf.ra, true);
-  h.src_dej = packed_or_zero(inf.dec, false);
-  h.data_type = 2;
-  h.refdm = inf.dm;
   const bool regular = nsub > 0 && inf.num_chan % nsub == 0 && index < nsub;
   const int cps = regular ? inf.num_chan / nsub : 0;
-  h.fch1 = regular ? inf.freq + (index + 1) * cps * inf.chan_wid - inf.chan_wid : 0.0;
-  h.nchans = 1;
-  h.nbits = 16;
-  h.tstart = inf.mjd_i + inf.mjd_f;
-  h.tsamp = inf.dt;
-  h.nifs = 1;
-  d.telescope = inf.telescope;
-  d.machine = inf.instrument;
+  set_header_from_inf(d, inf, 2, 16, regular ? inf.freq + (index + 1) * cps * inf.chan_wid - inf.chan_wid : 0.0);
   const auto size = std::filesystem::file_size(path);
   d.data_bytes = size;
   d.nsamples = size / 2;

@@ -9,6 +9,7 @@
 # byte; a band in rising order gives the same files; refusals.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp header accelsearch
 export FASTPSR_BINDIR=$bin
+export PYTHONPATH=$FASTPSR_SOURCE/tests/cli/lib  # sigproc_fil.py
 shims=$FASTPSR_SOURCE/tools/presto-compat
 
 "$bin/fake-pulsar" -q -nchans 64 -nbits 8 -tsamp 80 -nsamples 20000 -seed 7 \
@@ -16,20 +17,7 @@ shims=$FASTPSR_SOURCE/tools/presto-compat
 
 cat > ref.py <<'PY'
 import struct, sys
-def header(path):
-    d = open(path, "rb").read()
-    end = d.index(b"HEADER_END") + 10
-    h, i = {}, d.index(b"HEADER_START") + 12
-    ints = {"nchans", "nbits", "data_type", "nifs", "telescope_id", "machine_id", "nbeams", "ibeam", "barycentric"}
-    while i < end - 10:
-        n = struct.unpack("<i", d[i:i + 4])[0]; k = d[i + 4:i + 4 + n].decode(); i += 4 + n
-        if k in ("source_name", "rawdatafile"):
-            m = struct.unpack("<i", d[i:i + 4])[0]; h[k] = d[i + 4:i + 4 + m].decode(); i += 4 + m
-        elif k in ints:
-            h[k] = struct.unpack("<i", d[i:i + 4])[0]; i += 4
-        else:
-            h[k] = struct.unpack("<d", d[i:i + 8])[0]; i += 8
-    return h, d[end:]
+from sigproc_fil import header
 def f32(x): return struct.unpack("<f", struct.pack("<f", x))[0]
 def nearest(x): return int(x + 0.5) if x >= 0 else int(x - 0.5)  # PRESTO's NEAREST_LONG
 def delay(dm, f): return dm / (0.000241 * f * f)                  # PRESTO's delay_from_dm
@@ -142,16 +130,7 @@ check "--nsub with subband input: said" grep -q "does not apply to subband input
 check "--nsub with subband input: not used" cmp s4_DM100.00.dat s_DM100.00.dat
 
 # A band in rising order: the same files (sub0 the lowest subband either way).
-python3 - <<'PY'
-import struct
-d = open("f.fil", "rb").read(); i = d.index(b"HEADER_END") + 10
-h = bytearray(d[:i]); x = d[i:]; n = 64
-def at(k): return h.index(k) + len(k)
-fch1 = struct.unpack("<d", h[at(b"fch1"):at(b"fch1") + 8])[0]; foff = struct.unpack("<d", h[at(b"foff"):at(b"foff") + 8])[0]
-h[at(b"fch1"):at(b"fch1") + 8] = struct.pack("<d", fch1 - (n - 1) * abs(foff))
-h[at(b"foff"):at(b"foff") + 8] = struct.pack("<d", -foff)
-open("rise.fil", "wb").write(bytes(h) + b"".join(x[s * n:(s + 1) * n][::-1] for s in range(len(x) // n)))
-PY
+python3 -c "import sigproc_fil; sigproc_fil.write_rising_copy('f.fil', 'rise.fil')"
 "$bin/dedisp" rise.fil -d 150 --subbands 8 --format sub -q -o b
 for j in 0 3 7; do check "rising band: sub$j the falling band's" cmp "b_DM150.00.sub$j" "a_DM150.00.sub$j"; done
 

@@ -7,6 +7,7 @@
 # wrong two-stage delays before); the dedisperse shim; refusals; the GPU.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
 export FASTPSR_BINDIR=$bin
+export PYTHONPATH=$FASTPSR_SOURCE/tests/cli/lib  # sigproc_fil.py
 
 "$bin/fake-pulsar" -q -nchans 64 -nbits 8 -tsamp 80 -nsamples 20000 -seed 5 \
   --frb time=0.6,dm=150,width=1,snr=60 -o f.fil
@@ -14,20 +15,7 @@ export FASTPSR_BINDIR=$bin
 # The .fil read in Python: header fields, then the subbands summed from the channels.
 cat > subbands.py <<'PY'
 import struct, sys
-def header(path):
-    d = open(path, "rb").read()
-    end = d.index(b"HEADER_END") + 10
-    h, i = {}, d.index(b"HEADER_START") + 12
-    ints = {"nchans", "nbits", "data_type", "nifs", "telescope_id", "machine_id", "nbeams", "ibeam", "barycentric"}
-    while i < end - 10:
-        n = struct.unpack("<i", d[i:i + 4])[0]; k = d[i + 4:i + 4 + n].decode(); i += 4 + n
-        if k in ("source_name", "rawdatafile"):
-            m = struct.unpack("<i", d[i:i + 4])[0]; h[k] = d[i + 4:i + 4 + m].decode(); i += 4 + m
-        elif k in ints:
-            h[k] = struct.unpack("<i", d[i:i + 4])[0]; i += 4
-        else:
-            h[k] = struct.unpack("<d", d[i:i + 8])[0]; i += 8
-    return h, d[end:]
+from sigproc_fil import header
 def shifts(h, nsub, dm, model):
     n, foff, fch1, ts = h["nchans"], h["foff"], h["fch1"], h["tsamp"]
     cpb = n // nsub
@@ -81,16 +69,7 @@ data() { python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.stdout.buf
 check "subbands then DM: the --nsub 16 series" cmp <(data stage2.tim) <(data nsub16.tim)
 
 # The same band written in rising frequency order (foff > 0): the same series.
-python3 - <<'PY'
-import struct
-d = open("f.fil", "rb").read(); i = d.index(b"HEADER_END") + 10
-h = bytearray(d[:i]); x = d[i:]; n = 64
-def at(k): return h.index(k) + len(k)
-fch1 = struct.unpack("<d", h[at(b"fch1"):at(b"fch1") + 8])[0]; foff = struct.unpack("<d", h[at(b"foff"):at(b"foff") + 8])[0]
-h[at(b"fch1"):at(b"fch1") + 8] = struct.pack("<d", fch1 - (n - 1) * abs(foff))
-h[at(b"foff"):at(b"foff") + 8] = struct.pack("<d", -foff)
-open("rise.fil", "wb").write(bytes(h) + b"".join(x[s * n:(s + 1) * n][::-1] for s in range(len(x) // n)))
-PY
+python3 -c "import sigproc_fil; sigproc_fil.write_rising_copy('f.fil', 'rise.fil')"
 "$bin/dedisp" rise.fil -d 150 --subbands 16 --device cpu -q -o rsub16.fil
 check "rising band: 16 subbands sample for sample" python3 subbands.py rise.fil rsub16.fil 16 150 presto
 "$bin/dedisp" rsub16.fil -d 150 --delay-model presto --format tim --device cpu -q -o rstage2.tim
