@@ -59,6 +59,8 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
   dedisp obs.fil --dm 0:500:1 --format fil -B 8 -o dmtime.fil                 DM-time quick look
   dedisp obs.fil -d 56.7 --subbands 32 -o sub.fil     32 subbands dedispersed at DM 56.7 (dedisperse -b 32)
+  dedisp obs.fil -d 30 --subbands 32 --format sub -o obs   obs_DM30.00.sub00..31 + .sub.inf (prepsubband -sub)
+  dedisp obs_DM30.00.sub?? --dm 0:60:0.5 -o out/obs  dedisperse PRESTO subband files
   PRESTO flags work too: dedisp -lodm 58 -dmstep 0.3 -numdms 32 -nobary -o iso iso.fil
   dedisp obs.fil --dm-plan auto --part $SLURM_ARRAY_TASK_ID/8 -o out/obs    one eighth of the trials
 
@@ -173,8 +175,9 @@ void add_options(CLI::App& app, Options& o) {
       ->group(out);
   app.add_option("--format", o.format,
                  "dat (PRESTO .dat+.inf per DM), tim (SIGPROC .tim per DM), tim-stream (.tim records, one per DM, "
-                 "on one stream) or fil (DM-time filterbank). Default: from -o (.tim, .fil), dat with -o, else tim "
-                 "(one DM) or tim-stream on stdout")
+                 "on one stream), fil (DM-time filterbank) or sub (with --subbands: PRESTO's .sub<NN> files, as "
+                 "prepsubband -sub). Default: from -o (.tim, .fil), dat with -o, else tim (one DM) or tim-stream on "
+                 "stdout")
       ->group(out);
   app.add_option("-B,--nbits-out", o.nbits_out,
                  "Bits per output sample for tim and fil (dat and tim-stream are float32): 32 (float), 16 or 8 "
@@ -199,7 +202,8 @@ void add_options(CLI::App& app, Options& o) {
       ->group(out);
   app.add_option("--subbands", o.subbands,
                  "N or all: at one DM, write N subbands of adjacent channels, each dedispersed to its own top (its "
-                 "first channel with --delay-model sigproc), as a filterbank (SIGPROC dedisperse -b N)")
+                 "first channel with --delay-model sigproc), as a filterbank (SIGPROC dedisperse -b N) or with "
+                 "--format sub as PRESTO's subband files (prepsubband -sub)")
       ->group(out);
   app.add_option("--tmpdir", o.tmpdir, "Where to spool series that cannot be written yet (default $TMPDIR or /tmp)")
       ->group(out);
@@ -414,6 +418,9 @@ OutputFormat choose_format(const Options& o, std::size_t ndms) {
 
 std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
   const bool root = f == OutputFormat::dat || f == OutputFormat::sub || (f == OutputFormat::tim && ndms > 1);
+  if (f == OutputFormat::sub && o.output == "-") {
+    usage_error("-o -: --format sub writes a set of files under a root name (root_DM<dm>.sub<NN>); give -o root");
+  }
   if (root && o.output == "-") {
     usage_error(
         fmt::format("-o -: {} writes a file per DM under a root name, which stdout cannot be; for stdout "
@@ -748,10 +755,12 @@ int run(int argc, char** argv) {
     subband_files = subs->nsub();
     inf_fields.source_inf = subs->inf();
     log_verbose(
-        "{}: {} PRESTO subbands of {} channels, dedispersed at DM {} (their .sub.inf), read as a float32 "
-        "filterbank{}",
+        "{}: {} PRESTO subbands of a band of {} channels, dedispersed at DM {} (their .sub.inf), read as a "
+        "float32 filterbank{}",
         subs->name(), subs->nsub(), subs->inf().num_chan, subs->inf().dm,
         o.runavg ? ", each block of 1024 samples less its mean (-runavg)" : "");
+    // --nsamps ends the set there, so -runavg's last block takes nothing beyond it.
+    if (o.nsamps > 0) subs->limit_samples(o.start + std::min(o.nsamps, UINT64_MAX - o.start));
     source = std::make_unique<SigprocFloatView>(std::move(subs));
     if (o.nsub > 0 && o.nsub != subband_files) {
       log_warning(
@@ -774,8 +783,8 @@ int run(int argc, char** argv) {
     }
   }
   if (!is_psrfits && !fits_scaling.all()) {
-    log_warning("{}: --noweights, --noscales and --nooffsets apply to PSRFITS input; this is a SIGPROC filterbank",
-                source->name());
+    log_warning("{}: --noweights, --noscales and --nooffsets apply to PSRFITS input; this is {}", source->name(),
+                subband_files > 0 ? "a set of PRESTO subband files" : "a SIGPROC filterbank");
   }
   auto reader = std::make_unique<FilterbankReader>(std::move(source));
   set_error_file(reader->name());
@@ -823,6 +832,14 @@ int run(int argc, char** argv) {
     if (subbands == 0) usage_error("--format sub writes PRESTO subband files: give --subbands N and one DM (-d DM)");
     if (o.nbits_out != 32) usage_error("--format sub writes int16 samples, as prepsubband -sub; leave out --nbits-out");
     if (o.even) usage_error("--even is for dat and tim files; subband files hold the samples there are");
+    if (o.downsample > 1) {
+      usage_error(
+          "--format sub: prepsubband -sub shifts the channels at full resolution, then averages: use "
+          "--downsample-after D --downsample-mean");
+    }
+    if (o.downsample_after > 1 && !o.downsample_mean) {
+      usage_error("--format sub writes means, as prepsubband -sub -downsamp: add --downsample-mean");
+    }
   }
   if (o.numout > 0 && format != OutputFormat::dat) {
     usage_error("--numout is for .dat files (PRESTO's -numout); the other formats hold the samples there are");
@@ -847,6 +864,9 @@ int run(int argc, char** argv) {
                                                   : DelayModel::presto;
   if (format == OutputFormat::sub && model != DelayModel::presto) {
     usage_error("--format sub: prepsubband references each subband to its highest channel (--delay-model presto)");
+  }
+  if (subband_files > 0 && model != DelayModel::presto) {
+    usage_error("--delay-model sigproc does not apply to PRESTO subband input: prepsubband's delays are presto's");
   }
   const BaselineSpec baseline = BaselineSpec::parse(o.baseline, h.nchans);
 
@@ -1006,9 +1026,17 @@ int run(int argc, char** argv) {
                    : std::string("no padding"),
       to_string(model), o.zero_dm ? ", zero-DM filtered" : "",
       baseline.kind == BaselineSpec::Kind::none ? "" : ", baseline " + o.baseline,
-      o.downsample_mean ? ", means of the downsampled samples" : "",
-      o.downsample_after > 1 ? fmt::format(", sums of {} dedispersed samples", o.downsample_after) : std::string(),
+      o.downsample_mean && o.downsample_after == 1 ? ", means of the downsampled samples" : "",
+      o.downsample_after > 1
+          ? fmt::format(", {} of {} dedispersed samples", o.downsample_mean ? "means" : "sums", o.downsample_after)
+          : std::string(),
       o.even ? ", the last dropped where their number was odd (--even)" : "");
+  if (format == OutputFormat::sub) {  // the .sub.inf: what the subband files hold
+    oo.note = fmt::format(
+        "fastpsr dedisp: PRESTO subbands of {} channels at DM {}, each channel shifted to its subband's highest{}{}.",
+        split->chans_per_subband, ranges.front().dms.front(), o.zero_dm ? ", zero-DM filtered" : "",
+        o.downsample_after > 1 ? fmt::format(", means of {} samples", o.downsample_after) : std::string());
+  }
   if (oo.path == "-" && ::isatty(STDOUT_FILENO) != 0) {
     usage_error("refusing to write binary data to a terminal: redirect stdout or give -o");
   }
@@ -1081,8 +1109,10 @@ int run(int argc, char** argv) {
   check_host_memory(mem.total(), mem.describe(false), mem.hint(o, gulp, max_delay), reader->name());
 
   auto output = timed(times.outputs, [&] { return make_output(oo, out_header, metas); });
-  log_verbose("output: {} ({}, {}-bit)", output->describe(), to_string(format),
-              format == OutputFormat::dat ? 32 : o.nbits_out);
+  log_verbose("output: {} ({}, {})", output->describe(), to_string(format),
+              format == OutputFormat::sub   ? std::string("int16")
+              : format == OutputFormat::dat ? std::string("32-bit")
+                                            : fmt::format("{}-bit", o.nbits_out));
   std::vector<SeriesChain> chains;
   chains.reserve(metas.size());
   for (std::size_t i = 0; i < metas.size(); ++i) {

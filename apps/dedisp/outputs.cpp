@@ -639,11 +639,9 @@ class PrestoSubbandFiles final : public Output {
 
   void write(std::size_t i, const std::uint8_t* data, std::size_t n) override {
     auto& q = queues_[i];
-    for (std::size_t k = 0; k < n; ++k) {
-      float v = 0.0F;
-      std::memcpy(&v, data + 4 * k, sizeof v);
-      q.push_back(to_short(v));
-    }
+    const std::size_t at = q.size();
+    q.resize(at + n);
+    std::memcpy(q.data() + at, data, n * sizeof(float));
     drain(SIZE_MAX);
   }
 
@@ -693,13 +691,16 @@ class PrestoSubbandFiles final : public Output {
     return static_cast<std::int16_t>(static_cast<int>(x));  // truncated toward zero, as C's cast
   }
 
-  // Writes the samples every subband has, up to `limit` of them.
+  // Writes the samples every subband has, up to `limit` of them, converted as they go out (so
+  // the saturation count is of samples written).
   void drain(std::size_t limit) {
     std::size_t rows = limit;
     for (const auto& q : queues_) rows = std::min(rows, q.size());
     if (rows == 0) return;
+    shorts_.resize(rows);
     for (std::size_t i = 0; i < queues_.size(); ++i) {
-      sinks_[i]->write(queues_[i].data(), rows * sizeof(std::int16_t));
+      for (std::size_t t = 0; t < rows; ++t) shorts_[t] = to_short(queues_[i][t]);
+      sinks_[i]->write(shorts_.data(), rows * sizeof(std::int16_t));
       queues_[i].erase(queues_[i].begin(), queues_[i].begin() + static_cast<std::ptrdiff_t>(rows));
     }
     written_ += rows;
@@ -708,7 +709,8 @@ class PrestoSubbandFiles final : public Output {
   OutputOptions opts_;
   SigprocHeader input_;
   std::vector<SeriesMeta> series_;
-  std::vector<std::vector<std::int16_t>> queues_;
+  std::vector<std::vector<float>> queues_;
+  std::vector<std::int16_t> shorts_;
   std::string dm_root_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<ByteSink>> sinks_;
@@ -773,8 +775,8 @@ OutputMemory output_memory(const OutputOptions& opts, std::size_t nseries, std::
       return {3 * nseries * block_samples * sample_bytes(opts.nbits) + kSinkBufferBytes,
               "up to two blocks of every DM, and their transposition into rows", true};
     case OutputFormat::sub:
-      // int16 queues of up to two blocks a subband, and a write buffer a file.
-      return {nseries * (4 * block_samples + kSeriesBuffer), "up to two blocks of every subband, a buffer a file",
+      // float queues of up to two blocks a subband, and a write buffer a file.
+      return {nseries * (8 * block_samples + kSeriesBuffer), "up to two blocks of every subband, a buffer a file",
               true};
   }
   return {};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <cstring>
 #include <map>
 
@@ -42,9 +43,14 @@ std::string presto_subband_file_name(const std::string& dm_root, int index, int 
 
 PrestoSubbandReader::PrestoSubbandReader(const std::vector<std::string>& files, bool run_avg) : run_avg_(run_avg) {
   std::map<long long, std::string> numbered;
+  std::vector<std::string> infs;
   std::string root;
+  std::size_t width = 0;
   for (const auto& f : files) {
-    if (f.ends_with(".sub.inf")) continue;  // `root.sub*` matches the .inf too
+    if (f.ends_with(".sub.inf")) {  // `root.sub*` matches the .inf too
+      infs.push_back(f);
+      continue;
+    }
     if (!is_presto_subband_name(f)) {
       throw Error(ErrorCode::format, "not a PRESTO subband file (a name ending in .sub and a number)", f);
     }
@@ -55,11 +61,23 @@ PrestoSubbandReader::PrestoSubbandReader(const std::vector<std::string>& files, 
     if (r != root) {
       throw Error(ErrorCode::format, fmt::format("subband files of two sets: {}.. and {}..", root, r), f);
     }
+    if (width == 0) width = digits.size();
+    if (digits.size() != width) {
+      throw Error(ErrorCode::format,
+                  fmt::format("subband numbers of {} and {} digits: prepsubband numbers one set with one width", width,
+                              digits.size()),
+                  f);
+    }
     if (!numbered.emplace(std::stoll(std::string(digits)), f).second) {
       throw Error(ErrorCode::format, "subband given twice", f);
     }
   }
   if (numbered.empty()) throw Error(ErrorCode::invalid_argument, "no PRESTO subband file (.sub<NN>) given");
+  for (const auto& inf : infs) {
+    if (inf != root + ".inf") {
+      throw Error(ErrorCode::format, fmt::format("the .sub.inf of another set: this set's is {}.inf", root), inf);
+    }
+  }
   name_ = numbered.size() == 1 ? numbered.begin()->second
                                : fmt::format("{} .. {}", numbered.begin()->second, numbered.rbegin()->second);
   long long expect = 0;
@@ -72,6 +90,26 @@ PrestoSubbandReader::PrestoSubbandReader(const std::vector<std::string>& files, 
     }
     ++expect;
     paths_.push_back(path);
+  }
+  // The next number's file beside the set: the set is part of a larger one (sub0..sub3 of 8).
+  const std::string next = fmt::format("{}{:0{}d}", root, numbered.size(), width);
+  if (std::filesystem::exists(next)) {
+    throw Error(ErrorCode::format,
+                fmt::format("{} subband files given, but {} is beside them: give the whole set ({}*)", numbered.size(),
+                            next, root),
+                root + "*");
+  }
+  // prepsubband names n subbands with max(1, ceil(log10 n)) digits: names of another width are a
+  // part of a larger set (sub00..sub07 of 16), which would otherwise pass as a set of wider
+  // subbands whenever its count divides the channels.
+  if (width != std::max<std::size_t>(1, static_cast<std::size_t>(digits_for(static_cast<int>(numbered.size()))))) {
+    long long hi = 10;
+    for (std::size_t i = 1; i < width; ++i) hi *= 10;
+    throw Error(ErrorCode::format,
+                fmt::format("{} subband files numbered with {} digits, as prepsubband numbers a set of {} to {}: part "
+                            "of a larger set?",
+                            numbered.size(), width, width == 1 ? 1 : hi / 10 + 1, hi),
+                root + "*");
   }
 
   const std::string inf_path = root + ".inf";
@@ -157,6 +195,11 @@ bool PrestoSubbandReader::fill_block() {
   block_len_ = left;
   block_pos_ = 0;
   return true;
+}
+
+void PrestoSubbandReader::limit_samples(std::uint64_t n) {
+  FASTPSR_EXPECTS(!started_ && position_ == 0, "limit_samples before any read or skip");
+  nsamples_ = std::min(nsamples_, n);
 }
 
 std::size_t PrestoSubbandReader::read_float(float* dst, std::size_t n) {

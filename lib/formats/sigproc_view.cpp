@@ -34,6 +34,13 @@ std::optional<std::uint64_t> SigprocFloatView::size() const {
   return header_bytes_.size() + *n * values_per_sample_ * sizeof(float);
 }
 
+bool SigprocFloatView::seek_forward(std::uint64_t n) {
+  const std::uint64_t sample_bytes = values_per_sample_ * sizeof(float);
+  if (header_pos_ < header_bytes_.size() || samples_pos_ != samples_bytes_ || n % sample_bytes != 0) return false;
+  // ByteSource::skip asks only within the known size, so every sample is there to skip.
+  return spectra_->skip(n / sample_bytes) == n / sample_bytes;
+}
+
 std::size_t SigprocFloatView::read_some(void* dst, std::size_t n) {
   if (header_pos_ < header_bytes_.size()) {
     const std::size_t k = std::min(n, header_bytes_.size() - header_pos_);

@@ -111,11 +111,28 @@ done
 "$shims/prepsubband" -nobary -lodm 150 -numdms 1 -runavg -noclip -o r p_DM150.00.sub??
 check "subband input, -runavg" python3 ref.py read p_DM150.00 16 150 1 1 r_DM150.00.dat
 check "subband input: the .inf keeps the original band" grep -q "Number of channels *= *64" q_DM120.00.inf
+check "the .sub.inf says what the subbands hold" grep -q "PRESTO subbands of 4 channels at DM 150, each channel shifted to its subband's highest, means of 3 samples" p_DM150.00.sub.inf
 # -ignorechan acts on raw channels only, in PRESTO: said, and the series unchanged.
 "$shims/prepsubband" -nobary -lodm 150 -numdms 1 -noclip -o pl p_DM150.00.sub??
 "$shims/prepsubband" -nobary -lodm 150 -numdms 1 -noclip -ignorechan 0:3 -o ig p_DM150.00.sub?? 2>ig.err
 check "subband input, -ignorechan: said" grep -q "ignorechan does nothing on subband input" ig.err
 check "subband input, -ignorechan: not used" cmp ig_DM150.00.dat pl_DM150.00.dat
+
+# --start (the shim's -offset) and --nsamps read the set as if it began and ended there: -runavg's
+# blocks of 1024 count from the first sample read (PRESTO seeks, then reads blocks), and its last
+# block takes nothing beyond --nsamps. Against copies of the set cut to the same samples.
+mkdir cut
+for f in p_DM150.00.sub??; do tail -c +2001 "$f" | head -c 30000 > "cut/$f"; done
+cp p_DM150.00.sub.inf cut/
+"$bin/dedisp" cut/p_DM150.00.sub?? --dm 120:180:30 --runavg -q -o cut/r
+"$bin/dedisp" p_DM150.00.sub?? --dm 120:180:30 --runavg --start 1000 --nsamps 15000 -q -o rs
+for dm in 120.00 150.00 180.00; do
+  check "--runavg --start 1000 --nsamps 15000 = the cut set, DM $dm" cmp "rs_DM$dm.dat" "cut/r_DM$dm.dat"
+done
+"$shims/prepsubband" -nobary -lodm 150 -numdms 1 -runavg -noclip -o cut/q cut/p_DM150.00.sub??
+"$shims/prepsubband" -nobary -lodm 150 -numdms 1 -runavg -noclip -offset 1000 -o qo p_DM150.00.sub?? 2>/dev/null
+n=$(stat -c %s cut/q_DM150.00.dat)
+check "prepsubband -offset 1000 -runavg = the cut set" cmp -n "$n" qo_DM150.00.dat cut/q_DM150.00.dat
 
 # Two stages through files equal --nsub (stage 1 at the mean of the DM list) byte for byte.
 printf '100\n150\n200\n' > dms.txt
@@ -142,17 +159,26 @@ check "-nsub 32 on 16 channels: 16 subbands" test -f c16_DM20.00.sub15 -a ! -e c
 check "-nsub 32 on 16 channels: sample for sample" python3 ref.py write c16.fil c16_DM20.00 16 20 1
 
 # Refusals, with nothing written.
-mkdir bad && cp a_DM150.00.sub? a_DM150.00.sub.inf bad/
-expect_exit 1 "do not split into 7 subbands" "$bin/dedisp" bad/a_DM150.00.sub[0-6] -d 150 -o bad/x
+mkdir bad && cp a_DM150.00.sub[0-6] a_DM150.00.sub.inf bad/
+expect_exit 1 "do not split into 7 subbands" "$bin/dedisp" bad/a_DM150.00.sub? -d 150 -o bad/x
 rm bad/a_DM150.00.sub3
 expect_exit 1 "subband 3 is missing" "$bin/dedisp" bad/a_DM150.00.sub? -d 150 -o bad/x
 head -c 100 a_DM150.00.sub3 > bad/a_DM150.00.sub3
+cp a_DM150.00.sub7 bad/
 expect_exit 1 "the subbands of a set have one length" "$bin/dedisp" bad/a_DM150.00.sub? -d 150 -o bad/x
 expect_exit 1 "subband files of two sets" "$bin/dedisp" a_DM150.00.sub0 bad/a_DM150.00.sub1 -d 150 -o bad/x
 rm bad/a_DM150.00.sub.inf
-expect_exit 1 "a_DM150.00.sub.inf" "$bin/dedisp" bad/a_DM150.00.sub[01] -d 150 -o bad/x
+expect_exit 1 "a_DM150.00.sub.inf" "$bin/dedisp" bad/a_DM150.00.sub? -d 150 -o bad/x
+expect_exit 1 "a_DM150.00.sub4 is beside them: give the whole set" "$bin/dedisp" a_DM150.00.sub[0-3] -d 150 -o bad/x
+mkdir w && cp p_DM150.00.sub0[0-7] p_DM150.00.sub.inf w/
+expect_exit 1 "8 subband files numbered with 2 digits" "$bin/dedisp" w/p_DM150.00.sub?? -d 150 -o bad/x
+expect_exit 1 "the .sub.inf of another set" "$bin/dedisp" a_DM150.00.sub? p_DM150.00.sub.inf -d 150 -o bad/x
 check "no output from a refused run" test -z "$(ls bad/x* 2>/dev/null)"
 expect_exit 2 "give --subbands N" "$bin/dedisp" f.fil -d 150 --format sub -o x
+expect_exit 2 "--format sub writes a set of files under a root name" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub -o -
+expect_exit 2 "use --downsample-after D --downsample-mean" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --downsample 2 -o x
+expect_exit 2 "add --downsample-mean" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --downsample-after 2 -o x
+expect_exit 2 "does not apply to PRESTO subband input" "$bin/dedisp" a_DM150.00.sub? -d 150 --delay-model sigproc -o x
 expect_exit 2 "--delay-model presto" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --delay-model sigproc -o x
 expect_exit 2 "--runavg is for PRESTO subband input" "$bin/dedisp" f.fil -d 150 --runavg -o x
 expect_exit 2 "not expected: f.fil (one input is read" "$bin/dedisp" f.fil f.fil -d 150 -o x

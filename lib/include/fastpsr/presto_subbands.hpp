@@ -46,8 +46,10 @@ class PrestoSubbandReader final : public SpectraSource {
   /// shell's `root.sub??` gives them; a `.sub.inf` among them is passed over). `run_avg`:
   /// subtract from each block of kPrestoSubbandBlock samples of a subband its mean over the block
   /// (prepsubband -runavg), blocks counted from the first sample read. Throws Error naming the
-  /// file: a missing or malformed .sub.inf, a file missing from the set, files of different
-  /// lengths or of an odd number of bytes, a subband count that does not divide num_chan.
+  /// file: a missing or malformed .sub.inf (or another set's among the files), a file missing
+  /// from the set, a part of a larger set (names wider than prepsubband gives this count, or the
+  /// next number's file beside them), files of different lengths or of an odd number of bytes, a
+  /// subband count that does not divide num_chan.
   PrestoSubbandReader(const std::vector<std::string>& files, bool run_avg);
 
   [[nodiscard]] const SigprocHeader& header() const noexcept override { return header_; }
@@ -56,6 +58,10 @@ class PrestoSubbandReader final : public SpectraSource {
   [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
   std::size_t read_float(float* dst, std::size_t n) override;
   std::uint64_t skip(std::uint64_t n) override;
+
+  /// Reads no more than the first `n` samples, as if the files ended there (so -runavg's last
+  /// block takes no samples beyond a requested range). Before any read or skip.
+  void limit_samples(std::uint64_t n);
 
   /// The .sub.inf as read: the band of the original channels, the DM of the subbands.
   [[nodiscard]] const PrestoInf& inf() const noexcept { return inf_; }

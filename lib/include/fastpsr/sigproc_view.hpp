@@ -31,6 +31,9 @@ class SigprocFloatView final : public ByteSource {
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override;
+  /// Whole samples after the header with none read ahead: the source skips them itself (a PRESTO
+  /// subband set seeks its files, so -runavg's blocks start where reading starts, as PRESTO's).
+  bool seek_forward(std::uint64_t n) override;
 
  private:
   std::unique_ptr<SpectraSource> spectra_;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,9 +160,34 @@ TEST_CASE("presto subbands: refusals name the file") {
   CHECK(test::error_of([&] {
           PrestoSubbandReader({set.files[0], set.files[0]}, false);
         }).find("subband given twice") != std::string::npos);
+  // A part of the set: the next file is beside it.
   CHECK(test::error_of([&] {
           PrestoSubbandReader({set.files[0], set.files[1], set.files[2]}, false);
-        }).find("do not split into 3 subbands") != std::string::npos);
+        }).find("obs_DM30.00.sub3 is beside them") != std::string::npos);
+  {
+    SubbandSet three;  // a whole set whose count does not divide the channels
+    make_set(three, 3, 10, 64, 2);
+    CHECK(test::error_of([&] { PrestoSubbandReader(three.files, false); }).find("do not split into 3 subbands") !=
+          std::string::npos);
+  }
+  {
+    SubbandSet twelve;  // sub00..sub11: eight of them with two digits are too few for their names
+    make_set(twelve, 12, 10, 48, 3);
+    const std::vector<std::string> first8(twelve.files.begin(), twelve.files.begin() + 8);
+    std::filesystem::remove(twelve.files[8]);  // so only the width tells
+    CHECK(test::error_of([&] {
+            PrestoSubbandReader(first8, false);
+          }).find("8 subband files numbered with 2 digits, as prepsubband numbers a set of 11 to 100") !=
+          std::string::npos);
+  }
+  {
+    SubbandSet other;  // the .sub.inf of another set among the files
+    make_set(other, 4, 10, 64, 4);
+    std::vector<std::string> mixed = set.files;
+    mixed.push_back((other.dir / "obs_DM30.00.sub.inf").string());
+    CHECK(test::error_of([&] { PrestoSubbandReader(mixed, false); }).find("the .sub.inf of another set") !=
+          std::string::npos);
+  }
   CHECK(test::error_of([&] {
           PrestoSubbandReader({(set.dir / "obs.dat").string()}, false);
         }).find("not a PRESTO subband file") != std::string::npos);
