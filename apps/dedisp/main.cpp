@@ -938,11 +938,20 @@ int run(int argc, char** argv) {
     p.presto_nsub = std::min(o.nsub, h.nchans);  // more subbands than channels: one each, as prepsubband
     plans.push_back(naming_file(reader->name(), [&] { return make_dedisp_plan(p); }));  // the header's asks
   }
+  // Subbands (one plan each, one DM) need the largest delay within any subband; a DM trial, its
+  // largest across the band.
+  std::uint64_t subband_need = 0;
+  for (std::size_t r = 0; split && r < plans.size(); ++r) {
+    subband_need = std::max(subband_need, static_cast<std::uint64_t>(plans[r].dm_max_delay.front()) *
+                                              static_cast<std::uint64_t>(plans[r].downsample()));
+  }
   auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {
+    if (split) need = subband_need;
     return Error(ErrorCode::invalid_argument,
-                 fmt::format("DM {} needs more than {} samples ({:.4g} s) of data to fill its delay across the band, "
-                             "but the input has {} ({:.4g} s)",
-                             dm, need, static_cast<double>(need) * tsamp, have, static_cast<double>(have) * tsamp),
+                 fmt::format("DM {} needs more than {} samples ({:.4g} s) of data to fill its delay {}, but the "
+                             "input has {} ({:.4g} s)",
+                             dm, need, static_cast<double>(need) * tsamp,
+                             split ? "within a subband" : "across the band", have, static_cast<double>(have) * tsamp),
                  reader->name());
   };
   if (nin_known) {
@@ -972,6 +981,16 @@ int run(int argc, char** argv) {
   if (nin_known && o.gulp > *nin_known) {
     dopt.gulp_samples = static_cast<std::size_t>(std::max<std::uint64_t>(*nin_known, 1));
     log_verbose("--gulp {}: the input holds {} samples, so one gulp of those", o.gulp, *nin_known);
+  }
+  // Clipping works on PRESTO's whole blocks, so that its output does not depend on the gulp: a
+  // --gulp shorter than a block (times the downsampling) is raised to one.
+  if (clipper && dopt.gulp_samples > 0) {
+    std::size_t unit = clip_block;
+    for (const auto& p : plans) unit = std::lcm(unit, static_cast<std::size_t>(p.downsample()));
+    if (dopt.gulp_samples < unit && (!nin_known || *nin_known > dopt.gulp_samples)) {
+      log_verbose("--gulp {}: raised to {} samples, whole blocks of the clipping", dopt.gulp_samples, unit);
+      dopt.gulp_samples = unit;
+    }
   }
   // Subbands: each CPU dedisperser on one thread, the subbands pushed by a team of them (a team
   // a dedisperser started 4096 x 16 threads for --subbands all on 16 cores).
@@ -1053,9 +1072,9 @@ int run(int argc, char** argv) {
     gulp = std::min(gulp, std::max(lcm_ds, static_cast<std::size_t>((*nin_known + lcm_ds - 1) / lcm_ds * lcm_ds)));
   }
   for (const auto& d : dds) FASTPSR_ASSERT(gulp <= d->gulp_samples() || gulp == lcm_ds);
-  // Clipping takes PRESTO's blocks (clip_block): each read is a whole number of them where
-  // the gulp holds one and stays a multiple of the downsampling; a read that is not (a short
-  // gulp, the input's end) ends with a shorter block.
+  // Clipping takes PRESTO's blocks (clip_block): each read is a whole number of them and stays a
+  // multiple of the downsampling (a --gulp shorter than that was raised above); only the input's
+  // end gives a shorter block.
   if (clipper) {
     const std::size_t unit = std::lcm(clip_block, lcm_ds);
     if (gulp >= unit) gulp = gulp / unit * unit;

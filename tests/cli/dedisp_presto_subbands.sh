@@ -175,6 +175,10 @@ expect_exit 1 "8 subband files numbered with 2 digits" "$bin/dedisp" w/p_DM150.0
 expect_exit 1 "the .sub.inf of another set" "$bin/dedisp" a_DM150.00.sub? p_DM150.00.sub.inf -d 150 -o bad/x
 check "no output from a refused run" test -z "$(ls bad/x* 2>/dev/null)"
 expect_exit 2 "give --subbands N" "$bin/dedisp" f.fil -d 150 --format sub -o x
+# Too short: the largest delay within a subband is named (337-340 MHz at DM 40: 321 samples).
+"$bin/fake-pulsar" -q -nchans 64 -nbits 8 -tsamp 80 --fch1 400 --foff -1 -nsamples 300 -o short.fil
+expect_exit 2 "DM 40 needs more than 321 samples (0.02568 s) of data to fill its delay within a subband" \
+  "$bin/dedisp" short.fil -d 40 --subbands 16 --format sub -o x
 expect_exit 2 "--format sub writes a set of files under a root name" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub -o -
 expect_exit 2 "use --downsample-after D --downsample-mean" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --downsample 2 -o x
 expect_exit 2 "add --downsample-mean" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --downsample-after 2 -o x
