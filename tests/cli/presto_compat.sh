@@ -164,4 +164,10 @@ for opt in "-c 5" "-f 1400" "-j 2" -swapout -headerless -sumifs -epn -stream; do
   grep -q "dedisperse (fastpsr): error: option ${opt%% *} is not supported" err.txt ||
     fail "dedisperse $opt: $(cat err.txt)"
 done
+# -h: what the shim is, its usage, where the rest is said; status 0, nothing run.
+for s in prepsubband prepdata dedisperse; do
+  "$s" -h > help.txt 2>&1 || fail "$s -h: status $?"
+  grep -q "^usage: $s " help.txt || fail "$s -h: $(cat help.txt)"
+  grep -q "man fastpsr-presto-compat" help.txt || fail "$s -h names no man page: $(cat help.txt)"
+done
 echo PASS

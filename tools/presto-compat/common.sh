@@ -11,6 +11,12 @@ unsupported() {
   echo "$shim (fastpsr): error: option $1 is not supported by the fastpsr shim ($2)" >&2
   exit 2
 }
+# -h/--help: shim_help TOOL USAGE prints what the shim is, its usage and where the rest is said.
+shim_help() {
+  echo "$shim (fastpsr): $shim's flags and files, run by fastpsr's $1"
+  echo "usage: $2"
+  echo "What each flag does here, and what is refused: man fastpsr-presto-compat; $1's own options: $1 --help"
+}
 # A command line the shim cannot run (one input file, -o required): status 2, nothing written.
 refuse() {
   echo "$shim (fastpsr): error: $*" >&2
