@@ -444,6 +444,17 @@ std::string default_output(const Options& o, OutputFormat f, std::size_t ndms) {
   if (!o.output.empty()) return o.output;
   if (!root) return "-";
   if (o.input == "-") usage_error("reading stdin, the output root must be given with -o");
+  if (is_presto_subband_name(o.input)) {
+    // A subband set's root less its .sub and _DM<dm>: obs_DM30.00.sub00 -> obs (then obs_DM12.00.dat).
+    std::string set_root = presto_subband_inf_root(o.input);
+    set_root.resize(set_root.size() - 4);
+    const std::size_t dm = set_root.rfind("_DM");
+    if (dm != std::string::npos && dm + 3 < set_root.size() &&
+        set_root.find_first_not_of("0123456789.", dm + 3) == std::string::npos) {
+      set_root.resize(dm);
+    }
+    return set_root;
+  }
   return std::filesystem::path(o.input).replace_extension().string();
 }
 
@@ -799,8 +810,10 @@ int run(int argc, char** argv) {
   if (reader->nsamples() && *reader->nsamples() <= o.start) {
     if (*reader->nsamples() == 0) {
       throw Error(ErrorCode::format,
-                  fmt::format("the data hold no whole sample ({} channels of {} bits each, {} IF{})", h.nchans, h.nbits,
-                              h.nifs, h.nifs == 1 ? "" : "s"),
+                  subband_files > 0
+                      ? std::string("the subband files hold no sample")
+                      : fmt::format("the data hold no whole sample ({} channels of {} bits each, {} IF{})", h.nchans,
+                                    h.nbits, h.nifs, h.nifs == 1 ? "" : "s"),
                   reader->name());
     }
     throw Error(ErrorCode::invalid_argument,
@@ -1113,7 +1126,7 @@ int run(int argc, char** argv) {
     const auto killed = std::count(split->all_killed.begin(), split->all_killed.end(), 1);
     log_verbose(
         "subbands: {} of {} channels at DM {}, each dedispersed to its {} ({:.6f} MHz for the first, {:.6f} "
-        "for the last){}",
+        "for the last, in the file's channel order){}",
         subbands, split->chans_per_subband, ranges.front().dms.front(),
         model == DelayModel::sigproc ? "first channel, as SIGPROC's dedisperse -b"
                                      : "highest channel, as prepsubband -sub",
