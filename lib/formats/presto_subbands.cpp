@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include "fastpsr/error.hpp"
