@@ -721,10 +721,13 @@ int run(int argc, char** argv) {
                                     "ignorechan", "nobary", "nsub", "mask", "numout", "clip", "noclip", "noweights",
                                     "noscales", "nooffsets", "runavg"}));
   apply_common_options(o.common);
-  o.input = o.inputs.front();
   const bool subband_input = std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& f) {
     return is_presto_subband_name(f) || f.ends_with(".sub.inf");
   });
+  // A subband set is named by its first subband file (the shell's root.sub* lists root.sub.inf
+  // first, which would give the default output root).
+  const auto first_sub = std::find_if(o.inputs.begin(), o.inputs.end(), is_presto_subband_name);
+  o.input = subband_input && first_sub != o.inputs.end() ? *first_sub : o.inputs.front();
   if (o.inputs.size() > 1 && !subband_input) {
     std::string extra;
     for (std::size_t i = 1; i < o.inputs.size(); ++i) extra += (i > 1 ? " " : "") + o.inputs[i];
@@ -958,8 +961,12 @@ int run(int argc, char** argv) {
     subband_need = std::max(subband_need, static_cast<std::uint64_t>(plans[r].dm_max_delay.front()) *
                                               static_cast<std::uint64_t>(plans[r].downsample()));
   }
-  auto delay_error = [&](double dm, std::uint64_t need, double tsamp, std::uint64_t have) {
-    if (split) need = subband_need;
+  auto delay_error = [&](const DedispPlan& p, std::size_t i, std::uint64_t have) {
+    const double dm = p.problem.dms[i];
+    const double tsamp = h.tsamp;
+    const std::uint64_t need =
+        split ? subband_need
+              : static_cast<std::uint64_t>(p.dm_max_delay[i]) * static_cast<std::uint64_t>(p.downsample());
     return Error(ErrorCode::invalid_argument,
                  fmt::format("DM {} needs more than {} samples ({:.4g} s) of data to fill its delay {}, but the "
                              "input has {} ({:.4g} s)",
@@ -977,9 +984,7 @@ int run(int argc, char** argv) {
       }
       for (std::size_t i = 0; i < p.ndms(); ++i) {
         if (p.valid_samples(i, *nin_known) == 0) {
-          throw delay_error(p.problem.dms[i],
-                            static_cast<std::uint64_t>(p.dm_max_delay[i]) * static_cast<std::uint64_t>(p.downsample()),
-                            h.tsamp, *nin_known);
+          throw delay_error(p, i, *nin_known);
         }
       }
     }
@@ -995,15 +1000,16 @@ int run(int argc, char** argv) {
     dopt.gulp_samples = static_cast<std::size_t>(std::max<std::uint64_t>(*nin_known, 1));
     log_verbose("--gulp {}: the input holds {} samples, so one gulp of those", o.gulp, *nin_known);
   }
-  // Clipping works on PRESTO's whole blocks, so that its output does not depend on the gulp: a
-  // --gulp shorter than a block (times the downsampling) is raised to one.
-  if (clipper && dopt.gulp_samples > 0) {
-    std::size_t unit = clip_block;
-    for (const auto& p : plans) unit = std::lcm(unit, static_cast<std::size_t>(p.downsample()));
-    if (dopt.gulp_samples < unit && (!nin_known || *nin_known > dopt.gulp_samples)) {
-      log_verbose("--gulp {}: raised to {} samples, whole blocks of the clipping", dopt.gulp_samples, unit);
-      dopt.gulp_samples = unit;
-    }
+  std::size_t lcm_ds = 1;
+  for (const auto& p : plans) lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
+  // Clipping works on PRESTO's whole blocks, each read a whole number of them and of the
+  // downsampling, so that its output does not depend on the gulp: a --gulp shorter than that
+  // unit is raised to it.
+  const std::size_t clip_unit = std::lcm(clip_block, lcm_ds);
+  if (clipper && dopt.gulp_samples > 0 && dopt.gulp_samples < clip_unit &&
+      (!nin_known || *nin_known > dopt.gulp_samples)) {
+    log_verbose("--gulp {}: raised to {} samples, whole blocks of the clipping", dopt.gulp_samples, clip_unit);
+    dopt.gulp_samples = clip_unit;
   }
   // Subbands: each CPU dedisperser on one thread, the subbands pushed by a team of them (a team
   // a dedisperser started 4096 x 16 threads for --subbands all on 16 cores).
@@ -1019,8 +1025,6 @@ int run(int argc, char** argv) {
     for (const auto& p : plans) made.push_back(make_dedisperser(p, device, dopt));
     return std::pair{device, std::move(made)};
   });
-  std::size_t lcm_ds = 1;
-  for (const auto& p : plans) lcm_ds = std::lcm(lcm_ds, static_cast<std::size_t>(p.downsample()));
 
   // Outputs.
   std::vector<SeriesMeta> metas;
@@ -1088,10 +1092,7 @@ int run(int argc, char** argv) {
   // Clipping takes PRESTO's blocks (clip_block): each read is a whole number of them and stays a
   // multiple of the downsampling (a --gulp shorter than that was raised above); only the input's
   // end gives a shorter block.
-  if (clipper) {
-    const std::size_t unit = std::lcm(clip_block, lcm_ds);
-    if (gulp >= unit) gulp = gulp / unit * unit;
-  }
+  if (clipper && gulp >= clip_unit) gulp = gulp / clip_unit * clip_unit;
 
   // -v: what is about to happen.
   log_verbose("input: {}: {} channels, {}-bit, tsamp {} us, {} samples{}", reader->name(), h.nchans, h.nbits,
@@ -1306,10 +1307,7 @@ int run(int argc, char** argv) {
                     reader->name());
       }
       if (lengths.back() == 0) {
-        throw delay_error(
-            plans[r].problem.dms[i],
-            static_cast<std::uint64_t>(plans[r].dm_max_delay[i]) * static_cast<std::uint64_t>(plans[r].downsample()),
-            h.tsamp, nread);
+        throw delay_error(plans[r], i, nread);
       }
     }
   }

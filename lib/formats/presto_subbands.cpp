@@ -23,10 +23,12 @@ std::string_view subband_digits(std::string_view path) {
   return path.substr(d);
 }
 
-int digits_for(int nsub) {
-  int digits = 0;
-  for (long long p = 1; p < nsub; p *= 10) ++digits;
-  return digits;
+// prepsubband's "%0*d" with ceil(log10 nsub) digits prints at least one: the width of the
+// numbers of a set of nsub.
+std::size_t number_width(std::size_t nsub) {
+  std::size_t digits = 0;
+  for (std::size_t p = 1; p < nsub; p *= 10) ++digits;
+  return std::max<std::size_t>(digits, 1);
 }
 
 }  // namespace
@@ -38,7 +40,7 @@ std::string presto_subband_inf_root(std::string_view path) {
 }
 
 std::string presto_subband_file_name(const std::string& dm_root, int index, int nsub) {
-  return fmt::format("{}.sub{:0{}d}", dm_root, index, digits_for(nsub));
+  return fmt::format("{}.sub{:0{}d}", dm_root, index, number_width(static_cast<std::size_t>(nsub)));
 }
 
 PrestoSubbandReader::PrestoSubbandReader(const std::vector<std::string>& files, bool run_avg) : run_avg_(run_avg) {
@@ -102,7 +104,7 @@ PrestoSubbandReader::PrestoSubbandReader(const std::vector<std::string>& files, 
   // prepsubband names n subbands with max(1, ceil(log10 n)) digits: names of another width are a
   // part of a larger set (sub00..sub07 of 16), which would otherwise pass as a set of wider
   // subbands whenever its count divides the channels.
-  if (width != std::max<std::size_t>(1, static_cast<std::size_t>(digits_for(static_cast<int>(numbered.size()))))) {
+  if (width != number_width(numbered.size())) {
     long long hi = 10;
     for (std::size_t i = 1; i < width; ++i) hi *= 10;
     throw Error(ErrorCode::format,

@@ -141,8 +141,9 @@ printf '100\n150\n200\n' > dms.txt
 for dm in 100.00 150.00 200.00; do
   check "subbands written and read = --nsub 8, DM $dm" cmp "s_DM$dm.dat" "n_DM$dm.dat"
 done
-# Without -o, dat files take the set's root less its _DM<dm>: a_DM100.00.dat, not a_DM150.00_DM100.00.dat.
-"$bin/dedisp" a_DM150.00.sub? --dm 100:200:100 --format dat -q
+# Without -o, dat files take the set's root less its _DM<dm>: a_DM100.00.dat, not a_DM150.00_DM100.00.dat
+# (a_DM150.00.sub* lists the .sub.inf first: the root still comes from a subband file).
+"$bin/dedisp" a_DM150.00.sub* --dm 100:200:100 --format dat -q
 check "default root of a subband set" test -f a_DM100.00.dat -a -f a_DM200.00.inf -a ! -e a_DM150.00_DM100.00.dat
 # --nsub is the set's own; another is said and not used.
 "$bin/dedisp" a_DM150.00.sub? --dm-list dms.txt --nsub 4 -o s4 2>nsub.err

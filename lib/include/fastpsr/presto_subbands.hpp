@@ -37,7 +37,8 @@ bool is_presto_subband_name(std::string_view path);
 std::string presto_subband_inf_root(std::string_view path);
 
 /// The name prepsubband -sub gives subband `index` of `nsub`: "<dm_root>.sub" and the index with
-/// ceil(log10(nsub)) digits, zero-padded (so 32 subbands: sub00..sub31; 10: sub0..sub9).
+/// ceil(log10(nsub)) digits and at least one, zero-padded (32 subbands: sub00..sub31; 10:
+/// sub0..sub9; 1: sub0).
 std::string presto_subband_file_name(const std::string& dm_root, int index, int nsub);
 
 class PrestoSubbandReader final : public SpectraSource {
