@@ -68,8 +68,10 @@ TEST_CASE("dedisp subbands: each subband's delays are SIGPROC's dmshift with nba
     const int nchans = nsub * (1 + static_cast<int>(rng() % 20));
     const bool sigproc = trial % 2 == 0;
     const bool rising = !sigproc && trial % 4 == 1;
-    const double width = 0.01 + 0.7 * u(rng);  // rarely an exact binary fraction: the walks' rounding
     const double fch1 = 300.0 + 1200.0 * u(rng);
+    // Rarely an exact binary fraction (the walks' rounding); a falling band keeps its lowest
+    // channel above 100 MHz (seed 5732772813630872184 put it near 0 MHz: an absurd delay, refused).
+    const double width = std::min(0.01 + 0.7 * u(rng), (fch1 - 100.0) / nchans);
     const double tsamp = 32e-6 * (1.0 + 7.0 * u(rng));
     const double dm = 1000.0 * u(rng) * u(rng);
     CAPTURE(nchans);
