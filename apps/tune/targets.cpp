@@ -45,7 +45,7 @@ std::vector<TuneAxis> accel_axes() {
   return {{"path", {"custom", "cufft"}},       {"fft_len", ints({2048, 4096, 8192, 16384, 32768})},
           {"fft_radix", ints({8, 16})},        {"segs_per_block", ints({1, 2, 4, 8})},
           {"hs", {"pipe", "tiled", "gather"}}, {"hs_rows", ints({4, 8, 16})},
-          {"hs_threads", ints({128, 256})}};
+          {"hs_threads", ints({64, 128, 256})}, {"hs_pair", ints({0, 1})}};
 }
 
 // bench/ppf's sweep, split into its keys.

@@ -54,6 +54,8 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       FASTPSR_EXPECTS(s.hs_threads % 32 == 0, "--gpu-config hs_threads={}: must be a multiple of 32", value);
     } else if (key == "hs_rows") {
       s.hs_rows = parse_choice(key, value, {1, 2, 4, 8, 16});
+    } else if (key == "hs_pair") {
+      s.hs_pair = parse_choice(key, value, {0, 1});
     } else if (key == "hs") {
       FASTPSR_EXPECTS(value == "auto" || value == "pipe" || value == "tiled" || value == "gather",
                       "--gpu-config hs={}: must be auto, pipe, tiled or gather", value);
@@ -81,7 +83,7 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--gpu-config: unknown key '{}' for the acceleration search (keys: path, fft_len, "
                               "batch, fft_radix, fft_twiddles, segs_per_block, zchunk, hs_threads, "
-                              "hs_rows, hs, hits, plane, overlap, block_rk, rescore_tasks)",
+                              "hs_rows, hs, hs_pair, hits, plane, overlap, block_rk, rescore_tasks)",
                               key));
     }
   }

@@ -172,21 +172,23 @@ TiledKernelLimits harmonic_sums_tiled_limits(int rows);
 
 /// hs=pipe (harmonic_sum_pipe.cu, sm_90): the tiles of hs=tiled in persistent blocks, each window
 /// row copied by one bulk copy from a 16-byte aligned plane column, double-buffered. Term t's
-/// window rows have pipe_window_pitch(threads, h, s, format) values (16-byte multiples) and there
+/// window rows have pipe_window_pitch(threads, step, h, s, format) values (16-byte multiples) and there
 /// are as many as its widest band has sub-harmonic rows; offset[t] is the prefix sum of pitch x rows
 /// (plane values of one buffer), rows the sum of those row counts (the copy list of a band).
 struct PipeLayout {
   int offset[kTiledMaxTerms + 1] = {};
   int rows = 0;
 };
-int pipe_window_pitch(int threads, int h, int s, PlaneFormat format);
+int pipe_window_pitch(int threads, int step, int h, int s, PlaneFormat format);
 /// The same sums, thresholds and hits as launch_harmonic_sums (bit-identical). rows: 4, 8 or 16;
-/// threads: a multiple of 32; at most 6 stages; the plane 16-byte aligned. The grid is sized from
-/// the kernel's occupancy on `multiprocessors` SMs (whole waves of resident blocks).
+/// threads: a multiple of 32; at most 6 stages; the plane 16-byte aligned. step 1: a thread sums
+/// one rk; step 2 (hs_pair=1): a pair of rk bounded together, summed exactly only where the bound
+/// passes a cut (a tile then spans 2 x threads rk). The grid is sized from the kernel's occupancy
+/// on `multiprocessors` SMs (whole waves of resident blocks).
 cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, const int* sub_zi,
                                       const HarmonicGeometry& g, const PipeLayout& layout, DeviceHit* hits,
                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
-                                      int batch, int multiprocessors, cudaStream_t stream);
+                                      int step, int batch, int multiprocessors, cudaStream_t stream);
 /// The pipe kernel for `rows` (either format): whether it was built for this device (sm_90 or
 /// newer), its static shared memory and the most threads a block may have with its registers.
 struct PipeKernelLimits {
@@ -194,7 +196,7 @@ struct PipeKernelLimits {
   std::size_t static_smem_bytes = 0;
   int max_threads = 0;
 };
-PipeKernelLimits harmonic_sums_pipe_limits(int rows);
+PipeKernelLimits harmonic_sums_pipe_limits(int rows, int step);
 /// Dynamic shared memory of the pipe kernel: two buffers and the band's copy list.
 inline std::size_t pipe_dynamic_smem_bytes(const PipeLayout& layout, int stages, PlaneFormat format) {
   const std::size_t value = format == PlaneFormat::f16 ? 2 : 4;

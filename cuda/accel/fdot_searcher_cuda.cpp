@@ -130,7 +130,7 @@ TiledLayout tiled_layout(const std::vector<std::int32_t>& sub_zi, int numz, int 
 
 // The layout of the pipe kernel's buffers (accel_kernels.hpp's PipeLayout): the tiled layout with
 // each row's pitch rounded for 16-byte aligned bulk copies, and the count of window rows.
-PipeLayout pipe_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int rows,
+PipeLayout pipe_layout(const std::vector<std::int32_t>& sub_zi, int numz, int stages, int threads, int step, int rows,
                        PlaneFormat format) {
   PipeLayout layout;
   int t = 0;
@@ -138,7 +138,7 @@ PipeLayout pipe_layout(const std::vector<std::int32_t>& sub_zi, int numz, int st
     const int H = 1 << s;
     for (int h = 1; h < H; h += 2, ++t) {
       const int widest = widest_band_rows(sub_zi, numz, t, rows);
-      layout.offset[t + 1] = layout.offset[t] + pipe_window_pitch(threads, h, s, format) * widest;
+      layout.offset[t + 1] = layout.offset[t] + pipe_window_pitch(threads, step, h, s, format) * widest;
       layout.rows += widest;
     }
   }
@@ -417,14 +417,15 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   }
   if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
     const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
-    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows) : PipeKernelLimits{};
+    const int step = s_.hs_pair == 1 ? 2 : 1;
+    const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows, step) : PipeKernelLimits{};
     bool fits = false;
     int threads = 0;
     std::size_t smem = 0;
     for (const int candidate : given_threads != 0 ? std::vector<int>{given_threads} : std::vector<int>{256, 128, 64}) {
       threads = candidate;
       if (shape) {
-        pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), threads, s_.hs_rows, format_);
+        pipe_layout_ = pipe_layout(sub_zi_host_, p_.numz(), p_.stages(), threads, step, s_.hs_rows, format_);
         smem = pipe_dynamic_smem_bytes(pipe_layout_, p_.stages(), format_) + limits.static_smem_bytes;
       }
       fits = limits.available && smem <= props.shared_per_block_optin && threads <= limits.max_threads &&
@@ -442,6 +443,9 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
       s_.hs_threads = threads;
     }
   }
+  FASTPSR_EXPECTS(s_.hs_pair == 0 || s_.hs == AccelHarmonicKernel::pipe,
+                  "--gpu-config hs_pair=1: needs the pipe kernel (hs=pipe or auto, on a device of sm_90 or newer "
+                  "where its windows fit)");
   if (s_.hs != AccelHarmonicKernel::pipe && given_threads == 0) s_.hs_threads = 128;
   if (s_.hs != AccelHarmonicKernel::pipe && !rows_given) s_.hs_rows = 16;  // the rule's 4 is the pipe kernel's
   FASTPSR_EXPECTS(s_.hs_threads <= props.max_threads_per_block,
@@ -807,8 +811,8 @@ void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g
                                     unsigned long long* counts, int batch, cudaStream_t stream) {
   if (s_.hs == AccelHarmonicKernel::pipe) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_pipe(plane, format_, sub_zi_.get(), g, pipe_layout_, hits, counts, capacity_,
-                                               s_.hs_threads, s_.hs_rows, batch, selection_.props.multiprocessors,
-                                               stream));
+                                               s_.hs_threads, s_.hs_rows, s_.hs_pair == 1 ? 2 : 1, batch,
+                                               selection_.props.multiprocessors, stream));
   } else if (s_.hs == AccelHarmonicKernel::tiled) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,
                                                 capacity_, s_.hs_threads, s_.hs_rows, batch, stream));
@@ -1167,7 +1171,10 @@ std::string CudaSearcher::describe() const {
                         "correlated from its own segments)",
                         block_rk_, gib(static_cast<double>(block_window_values(block_rk_) * plane_value_bytes())))
           : std::string(),
-      s_.hs == AccelHarmonicKernel::pipe
+      s_.hs == AccelHarmonicKernel::pipe && s_.hs_pair == 1
+          ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies; rk "
+            "in pairs, bounded together, summed exactly where a bound passes a cut"
+      : s_.hs == AccelHarmonicKernel::pipe
           ? "pipe, persistent blocks, sub-harmonic windows double-buffered in shared memory by bulk copies"
       : s_.hs == AccelHarmonicKernel::tiled ? "tiled, sub-harmonic windows in shared memory"
                                             : "gather",

@@ -16,6 +16,15 @@
 // The sums run in the CPU backend's order (stage by stage, odd h ascending): hits are bit-identical
 // to hs=tiled and hs=gather. On devices below sm_90 the kernel is not built (it traps; the host
 // never selects it there: harmonic_sums_pipe_limits reports it unavailable).
+//
+// Step 2 (hs_pair=1): a thread sums a pair of neighbouring rk (rk, rk + 1) at once as an upper
+// bound. Term h/H of rk + 1 reads the sub-harmonic column of rk or the one after it (h < H), in
+// the same rows, so the sum of max(column, column + 1) over the terms, in the same order, is >=
+// both rk's sums (float addition rounds monotonically). A stage's bound is mostly far below the
+// threshold; where it is not, the thread sums both rk again exactly, term by term from the same
+// windows in the same order, and emits what the step-1 kernel emits, to the bit. The bound costs
+// about the instructions of one rk (two shared loads and a max a term instead of one load), so
+// the pairs halve the sums' instruction stream; the windows (bytes) stay the same.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -79,16 +88,91 @@ __device__ __forceinline__ void bulk_copy(unsigned dst, const void* src, unsigne
 }
 #endif
 
-// Plane values of a window row: the widest window plus the alignment shift, in whole 16 bytes.
-__host__ __device__ constexpr int pipe_pitch(int threads, int h, int s, int per16) {
-  return ((((threads - 1) * h) >> s) + 2 + per16 - 1 + per16 - 1) / per16 * per16;
+// Plane values of a window row: the widest window plus the alignment shift, in whole 16 bytes. A
+// tile spans threads x step rk; with pairs (step 2) the window holds one more column, the
+// neighbour of the last rk's.
+__host__ __device__ constexpr int pipe_pitch(int threads, int step, int h, int s, int per16) {
+  return ((((threads * step - 1) * h) >> s) + 2 + (step - 1) + per16 - 1 + per16 - 1) / per16 * per16;
 }
 
-template <int Rows, typename P>
-__global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi,
-                                         HarmonicGeometry g, PipeLayout layout, int chunks,
-                                         DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <typename P>
+__device__ __forceinline__ P larger(P a, P b);
+template <>
+__device__ __forceinline__ float larger(float a, float b) {
+  return fmaxf(a, b);  // a NaN gives the other value: never below a number it hides
+}
+template <>
+__device__ __forceinline__ __half larger(__half a, __half b) {
+  return __hmax(a, b);  // likewise
+}
+
+// Column, within the tile's window of term h/H (H = 2^s), of the rk `at` past the tile's first
+// rk r_first: the low 32 bits of r_first h + H/2 give its bits below s and the window's alignment
+// shift (the first column's offset from a 16-byte boundary of plane values) exactly.
+__device__ __forceinline__ unsigned window_column(unsigned first_lo, unsigned base_lo, int h, int s, unsigned at,
+                                                  int per16) {
+  const unsigned H = 1U << s;
+  const unsigned u = first_lo * static_cast<unsigned>(h) + (H >> 1);
+  return (((u & (H - 1U)) + at * static_cast<unsigned>(h)) >> s) +
+         (((u >> s) - base_lo) & static_cast<unsigned>(per16 - 1));
+}
+
+// The exact sums of stage s of the pair (rk, rk + 1) at one z row, in the step-1 order: the top
+// term `own` (the row's plane values, indexed by rk), then every term of stages 1 .. s from the
+// tile's windows (`offsets`: that row's byte offset of each term's window row). It runs only
+// where a bound passes a cut.
+template <typename P>
+__device__ __forceinline__ float2 exact_pair(const P* own, long long rk, bool second, const unsigned char* window,
+                                             const int* offsets, int offset_stride, int s, unsigned first_lo,
+                                             unsigned base_lo, unsigned my) {
+  constexpr int kPer16 = 16 / static_cast<int>(sizeof(P));
+  float e0 = PlaneIo<P>::load(own + rk);
+  float e1 = second ? PlaneIo<P>::load(own + rk + 1) : 0.0F;
+  for (int t = 0; t < (1 << s) - 1; ++t) {
+    const int ts = 32 - __clz(t + 1);
+    const int th = 2 * (t + 1 - (1 << (ts - 1))) + 1;
+    const P* w = reinterpret_cast<const P*>(window + offsets[t * offset_stride]);
+    e0 = PipeValue<P>::add(e0, w[window_column(first_lo, base_lo, th, ts, my, kPer16)]);
+    e1 = PipeValue<P>::add(e1, w[window_column(first_lo, base_lo, th, ts, my + 1U, kPer16)]);
+  }
+  return make_float2(e0, e1);
+}
+
+// The same, called rather than inlined: inlined into the 8-row kernel (capped at 128 registers)
+// ptxas spilled 1.2-1.6 KiB; called, 0-96 bytes. Inlined is the better of the two at 4 and 16 rows
+// (16 rows, f16: 8 bytes spilled against 168).
+template <typename P>
+__device__ __noinline__ float2 exact_pair_call(const P* own, long long rk, bool second, const unsigned char* window,
+                                               const int* offsets, int offset_stride, int s, unsigned first_lo,
+                                               unsigned base_lo, unsigned my) {
+  return exact_pair(own, rk, second, window, offsets, offset_stride, s, first_lo, base_lo, my);
+}
+
+// Appends one hit a lane (where `hit`) with one atomic a warp; every lane of the warp takes part.
+__device__ __forceinline__ void emit_one(bool hit, float value, long long rk, int zi, int stage,
+                                         DeviceHit* __restrict__ hits, unsigned long long* __restrict__ count,
                                          unsigned long long capacity) {
+  const unsigned lane = threadIdx.x & 31U;
+  const unsigned mask = __ballot_sync(0xffffffffU, hit);
+  if (mask == 0) return;
+  unsigned long long first = 0;
+  const int leader = __ffs(static_cast<int>(mask)) - 1;
+  if (static_cast<int>(lane) == leader) first = atomicAdd(count, static_cast<unsigned long long>(__popc(mask)));
+  first = __shfl_sync(0xffffffffU, first, leader);
+  if (hit) {
+    const unsigned long long at = first + static_cast<unsigned>(__popc(mask & ((1U << lane) - 1U)));
+    if (at < capacity)
+      hits[at] = DeviceHit{static_cast<int>(rk), static_cast<short>(zi), static_cast<short>(stage), value};
+  }
+}
+#endif
+
+template <int Rows, typename P, int Step>
+__device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int* __restrict__ sub_zi,
+                                          const HarmonicGeometry& g, const PipeLayout& layout, int chunks,
+                                          DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
+                                          unsigned long long capacity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kPer16 = 16 / static_cast<int>(sizeof(P));        // plane values in 16 bytes
   extern __shared__ __align__(128) unsigned char smem[];          // [2 buffers][window values], then the row list
@@ -100,6 +184,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   __shared__ __align__(8) unsigned long long full[2];
 
   const int threads = static_cast<int>(blockDim.x);
+  const int span = threads * Step;  // rk a tile
   const int tid = static_cast<int>(threadIdx.x);
   const int terms = (1 << (g.stages - 1)) - 1;
   const int bands = (g.numz + Rows - 1) / Rows;
@@ -107,7 +192,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   const int lane = static_cast<int>(blockIdx.x / static_cast<unsigned>(bands));
   const int chunk = lane % chunks;
   const long long b = lane / chunks;
-  const long long tiles = (g.rk_hi - g.rk_lo + threads - 1) / threads;
+  const long long tiles = (g.rk_hi - g.rk_lo + span - 1) / span;
   const long long tile_begin = tiles * chunk / chunks;
   const long long tile_end = tiles * (chunk + 1) / chunks;
   if (tile_begin >= tile_end) return;  // the whole block
@@ -127,7 +212,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     const int* rows_of_term = sub_zi + t * g.numz;
     const int row0 = __ldg(rows_of_term + z_first);
     const int rows = __ldg(rows_of_term + z_last) - row0 + 1;
-    const int pitch = pipe_pitch(threads, h, s, kPer16);
+    const int pitch = pipe_pitch(threads, Step, h, s, kPer16);
     if (rows * pitch > layout.offset[t + 1] - layout.offset[t]) __trap();  // host layout wrong
     term_row0[t] = row0;
     term_rows[t] = rows;
@@ -157,7 +242,7 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
   for (int t = 0; t < terms; ++t) {
     const int s = 32 - __clz(t + 1);
     const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
-    const int pitch = pipe_pitch(threads, h, s, kPer16);
+    const int pitch = pipe_pitch(threads, Step, h, s, kPer16);
     for (int j = tid; j < term_rows[t]; j += threads) {
       list[term_first[t] + j] =
           make_int2((layout.offset[t] + j * pitch) * static_cast<int>(sizeof(P)), (term_row0[t] + j) | (t << 16));
@@ -169,8 +254,8 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
 
   // Every window row of `tile` into buffer `buf`: one bulk copy each, counted by full[buf].
   auto issue = [&](long long tile, int buf) {
-    const long long r_first = g.rk_lo + tile * threads;
-    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
+    const long long r_first = g.rk_lo + tile * span;
+    const long long r_last = min(r_first + span, g.rk_hi) - 1;
     const unsigned bar = smem_address(&full[buf]);
     const unsigned dst = smem_base + static_cast<unsigned>(buf) * buffer_bytes;
     fence_proxy_async();
@@ -182,11 +267,11 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
       const int H = 1 << s;
       const int h = 2 * (t + 1 - (H >> 1)) + 1;
       const long long c0 = (r_first * h + (H >> 1)) >> s;
-      const long long c1 = (r_last * h + (H >> 1)) >> s;
+      const long long c1 = ((r_last * h + (H >> 1)) >> s) + (Step - 1);
       const long long column = c0 - g.plane_base;
       const int mis = static_cast<int>(column & (kPer16 - 1));
       const int values = (static_cast<int>(c1 - c0) + 1 + mis + kPer16 - 1) / kPer16 * kPer16;
-      if (values > pipe_pitch(threads, h, s, kPer16)) __trap();
+      if (values > pipe_pitch(threads, Step, h, s, kPer16)) __trap();
       const unsigned bytes = static_cast<unsigned>(values) * static_cast<unsigned>(sizeof(P));
       barrier_expect_bytes(bar, bytes);
       const TermView view = term_view[t];
@@ -194,53 +279,84 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
     }
     barrier_arrive(bar);
   };
-  // The highest harmonic's own powers of `tile` (idle threads load the last rk's).
+  // The highest harmonic's own powers of `tile` (idle threads load the last rk's); with pairs the
+  // larger of the pair's two (the second clamped to the tile's last rk).
   auto load_own = [&](long long tile, float(&out)[Rows]) {
-    const long long r_first = g.rk_lo + tile * threads;
-    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
-    const long long rk = min(r_first + tid, r_last);
+    const long long r_first = g.rk_lo + tile * span;
+    const long long r_last = min(r_first + span, g.rk_hi) - 1;
+    const long long rk = min(r_first + Step * tid, r_last);
 #pragma unroll
     for (int r = 0; r < Rows; ++r) {
-      out[r] = PlaneIo<P>::load(own + min(z_first + r, z_last) * g.view[0].pitch + (rk - g.plane_base));
+      const P* row = own + min(z_first + r, z_last) * g.view[0].pitch - g.plane_base;
+      out[r] = PlaneIo<P>::load(row + rk);
+      if constexpr (Step == 2) out[r] = fmaxf(out[r], PlaneIo<P>::load(row + min(rk + 1, r_last)));
     }
   };
 
   float next[Rows];
   issue(tile_begin, 0);
   load_own(tile_begin, next);
-  const unsigned base_lo = static_cast<unsigned>(g.plane_base);
   int i = 0;
   for (long long tile = tile_begin; tile < tile_end; ++tile, ++i) {
     const int buf = i & 1;
     float acc[Rows];
 #pragma unroll
     for (int r = 0; r < Rows; ++r) acc[r] = next[r];
-    const long long r_first = g.rk_lo + tile * threads;
-    const long long r_last = min(r_first + threads, g.rk_hi) - 1;
-    const bool valid = r_first + tid <= r_last;
-    const long long rk = valid ? r_first + tid : r_last;  // idle threads still take part in the votes
+    const long long r_first = g.rk_lo + tile * span;
+    const long long r_last = min(r_first + span, g.rk_hi) - 1;
+    const bool valid = r_first + Step * tid <= r_last;
+    const long long rk = valid ? r_first + Step * tid : r_last;  // idle threads still take part in the votes
+    const bool valid2 = Step == 2 && rk + 1 <= r_last && valid;  // the pair's second rk
+    const unsigned first_lo = static_cast<unsigned>(r_first);
+    const unsigned my = static_cast<unsigned>(rk - r_first);
+    const unsigned char* window = smem + static_cast<unsigned>(buf) * buffer_bytes;
+    const unsigned base_lo = static_cast<unsigned>(g.plane_base);
+    // Stage s's hits. Pairs: where a bound passes the cut, both rk summed again exactly in the
+    // step-1 order from the same windows (the top term from the plane); the window is still the
+    // tile's (the barrier that frees it comes after the last stage).
+    auto emit = [&](const float(&bound)[Rows], int s) {
+      if constexpr (Step == 1) {
+        emit_hits(bound, s, g.powcut[s], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
+      } else {
+        const float cut = g.powcut[s];
+        bool any = false;
+#pragma unroll
+        for (int r = 0; r < Rows; ++r) any = any || bound[r] > cut;
+        if (__ballot_sync(0xffffffffU, valid && any) == 0) return;  // the common case: one vote a stage
+          // r a constant (unrolled): the bounds stay in registers.
+#pragma unroll
+        for (int r = 0; r < Rows; ++r) {
+          const bool over = valid && z_first + r < g.numz && bound[r] > cut;
+          if (__ballot_sync(0xffffffffU, over) == 0) continue;
+          float2 e = make_float2(0.0F, 0.0F);
+          if (over) {
+            const P* own_row = own + (z_first + r) * g.view[0].pitch - g.plane_base;
+            if constexpr (Rows == 8) {
+              e = exact_pair_call(own_row, rk, valid2, window, &row_offset[0][r], Rows, s, first_lo, base_lo, my);
+            } else {
+              e = exact_pair(own_row, rk, valid2, window, &row_offset[0][r], Rows, s, first_lo, base_lo, my);
+            }
+          }
+          emit_one(over && e.x > cut, e.x, rk, z_first + r, s, my_hits, my_count, capacity);
+          emit_one(over && valid2 && e.y > cut, e.y, rk + 1, z_first + r, s, my_hits, my_count, capacity);
+        }
+      }
+    };
     if (tile + 1 < tile_end) {
       issue(tile + 1, buf ^ 1);
       load_own(tile + 1, next);
     }
-    emit_hits(acc, 0, g.powcut[0], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
+    emit(acc, 0);
     barrier_wait(smem_address(&full[buf]), static_cast<unsigned>(i >> 1) & 1U);
 
-    const unsigned first_lo = static_cast<unsigned>(r_first);
-    const unsigned my = static_cast<unsigned>(rk - r_first);
-    const unsigned char* window = smem + static_cast<unsigned>(buf) * buffer_bytes;
 #pragma unroll
     for (int s = 1; s < kPipeMaxStages; ++s) {
       if (s >= g.stages) break;
-      const unsigned H = 1U << s;
 #pragma unroll
       for (int h = 1; h < (1 << s); h += 2) {
         const int t = (1 << (s - 1)) - 1 + (h - 1) / 2;
-        // The low 32 bits of r_first h + H/2 give its bits below s and the alignment shift exactly.
-        const unsigned u = first_lo * static_cast<unsigned>(h) + (H >> 1);
-        const unsigned column = (((u & (H - 1U)) + my * static_cast<unsigned>(h)) >> s) +
-                                (((u >> s) - base_lo) & static_cast<unsigned>(kPer16 - 1));
-        const unsigned char* w = window + column * static_cast<unsigned>(sizeof(P));
+        const unsigned char* w =
+            window + window_column(first_lo, base_lo, h, s, my, kPer16) * static_cast<unsigned>(sizeof(P));
         int offsets[Rows];
         if constexpr (Rows % 4 == 0) {
 #pragma unroll
@@ -256,9 +372,12 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
           for (int r = 0; r < Rows; ++r) offsets[r] = row_offset[t][r];
         }
 #pragma unroll
-        for (int r = 0; r < Rows; ++r) acc[r] = PipeValue<P>::add(acc[r], *reinterpret_cast<const P*>(w + offsets[r]));
+        for (int r = 0; r < Rows; ++r) {
+          const P* v = reinterpret_cast<const P*>(w + offsets[r]);
+          acc[r] = PipeValue<P>::add(acc[r], Step == 1 ? v[0] : larger(v[0], v[1]));
+        }
       }
-      emit_hits(acc, s, g.powcut[s], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
+      emit(acc, s);
     }
     __syncthreads();  // buffer `buf` is read: the next iteration's copies may overwrite it
   }
@@ -275,11 +394,38 @@ __global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int*
 #endif
 }
 
-template <typename P, int Rows>
+template <int Rows, typename P>
+__global__ void harmonic_sum_pipe_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi,
+                                         HarmonicGeometry g, PipeLayout layout, int chunks,
+                                         DeviceHit* __restrict__ hits, unsigned long long* __restrict__ counts,
+                                         unsigned long long capacity) {
+  pipe_sums<Rows, P, 1>(plane, sub_zi, g, layout, chunks, hits, counts, capacity);
+}
+
+// Pairs (step 2) capped at 128 registers: two blocks of 256 threads an SM, as the step-1 kernel
+// gets by itself (uncapped the pair kernel took 138 with 16 rows, and one block an SM).
+template <int Rows, typename P>
+__global__ void __maxnreg__(128)
+    harmonic_sum_pair_kernel(const P* __restrict__ plane, const int* __restrict__ sub_zi, HarmonicGeometry g,
+                             PipeLayout layout, int chunks, DeviceHit* __restrict__ hits,
+                             unsigned long long* __restrict__ counts, unsigned long long capacity) {
+  pipe_sums<Rows, P, 2>(plane, sub_zi, g, layout, chunks, hits, counts, capacity);
+}
+
+template <int Rows, typename P, int Step>
+constexpr auto sums_kernel() {
+  if constexpr (Step == 1) {
+    return harmonic_sum_pipe_kernel<Rows, P>;
+  } else {
+    return harmonic_sum_pair_kernel<Rows, P>;
+  }
+}
+
+template <typename P, int Rows, int Step>
 cudaError_t launch_rows(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
                         DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
                         int batch, int multiprocessors, cudaStream_t stream) {
-  const auto kernel = harmonic_sum_pipe_kernel<Rows, P>;
+  const auto kernel = sums_kernel<Rows, P, Step>();
   const std::size_t smem =
       pipe_dynamic_smem_bytes(layout, g.stages, sizeof(P) == 2 ? PlaneFormat::f16 : PlaneFormat::f32);
   cudaError_t status =
@@ -292,7 +438,7 @@ cudaError_t launch_rows(const P* plane, const int* sub_zi, const HarmonicGeometr
   if (status != cudaSuccess) return status;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   // Lanes (spectrum x chunk x band) in whole waves of the resident blocks, as nearly as chunks allow.
-  const long long tiles = (g.rk_hi - g.rk_lo + threads - 1) / threads;
+  const long long tiles = (g.rk_hi - g.rk_lo + threads * Step - 1) / (threads * Step);
   if (tiles < 1) return cudaSuccess;
   const long long resident = static_cast<long long>(per_sm) * multiprocessors;
   const long long per_chunk = static_cast<long long>(batch) * ((g.numz + Rows - 1) / Rows);
@@ -314,31 +460,44 @@ cudaError_t launch_rows(const P* plane, const int* sub_zi, const HarmonicGeometr
   return cudaGetLastError();
 }
 
-template <typename P>
+template <typename P, int Step>
 cudaError_t launch_typed(const P* plane, const int* sub_zi, const HarmonicGeometry& g, const PipeLayout& layout,
                          DeviceHit* hits, unsigned long long* counts, unsigned long long capacity, int threads,
                          int rows, int batch, int multiprocessors, cudaStream_t stream) {
   switch (rows) {
     case 4:
-      return launch_rows<P, 4>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
-                               stream);
+      return launch_rows<P, 4, Step>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                                     stream);
     case 8:
-      return launch_rows<P, 8>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
-                               stream);
+      return launch_rows<P, 8, Step>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                                     stream);
     case 16:
-      return launch_rows<P, 16>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
-                                stream);
+      return launch_rows<P, 16, Step>(plane, sub_zi, g, layout, hits, counts, capacity, threads, batch, multiprocessors,
+                                      stream);
     default:
       return cudaErrorInvalidValue;
   }
 }
 
-template <int Rows>
+template <int Step>
+cudaError_t launch_stepped(const void* plane, PlaneFormat format, const int* sub_zi, const HarmonicGeometry& g,
+                           const PipeLayout& layout, DeviceHit* hits, unsigned long long* counts,
+                           unsigned long long capacity, int threads, int rows, int batch, int multiprocessors,
+                           cudaStream_t stream) {
+  if (format == PlaneFormat::f16) {
+    return launch_typed<__half, Step>(static_cast<const __half*>(plane), sub_zi, g, layout, hits, counts, capacity,
+                                      threads, rows, batch, multiprocessors, stream);
+  }
+  return launch_typed<float, Step>(static_cast<const float*>(plane), sub_zi, g, layout, hits, counts, capacity, threads,
+                                   rows, batch, multiprocessors, stream);
+}
+
+template <int Rows, int Step>
 PipeKernelLimits limits_of() {
   cudaFuncAttributes f32{};
   cudaFuncAttributes f16{};
-  if (cudaFuncGetAttributes(&f32, harmonic_sum_pipe_kernel<Rows, float>) != cudaSuccess ||
-      cudaFuncGetAttributes(&f16, harmonic_sum_pipe_kernel<Rows, __half>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&f32, sums_kernel<Rows, float, Step>()) != cudaSuccess ||
+      cudaFuncGetAttributes(&f16, sums_kernel<Rows, __half, Step>()) != cudaSuccess) {
     return {};
   }
   PipeKernelLimits l;
@@ -348,42 +507,50 @@ PipeKernelLimits limits_of() {
   return l;
 }
 
-}  // namespace
-
-int pipe_window_pitch(int threads, int h, int s, PlaneFormat format) {
-  return pipe_pitch(threads, h, s, format == PlaneFormat::f16 ? 8 : 4);
-}
-
-PipeKernelLimits harmonic_sums_pipe_limits(int rows) {
+template <int Step>
+PipeKernelLimits limits_of_rows(int rows) {
   switch (rows) {
     case 4:
-      return limits_of<4>();
+      return limits_of<4, Step>();
     case 8:
-      return limits_of<8>();
+      return limits_of<8, Step>();
     case 16:
-      return limits_of<16>();
+      return limits_of<16, Step>();
     default:
       return {};
   }
 }
 
+}  // namespace
+
+int pipe_window_pitch(int threads, int step, int h, int s, PlaneFormat format) {
+  return pipe_pitch(threads, step, h, s, format == PlaneFormat::f16 ? 8 : 4);
+}
+
+PipeKernelLimits harmonic_sums_pipe_limits(int rows, int step) {
+  if (step == 1) return limits_of_rows<1>(rows);
+  if (step == 2) return limits_of_rows<2>(rows);
+  return {};
+}
+
 cudaError_t launch_harmonic_sums_pipe(const void* plane, PlaneFormat format, const int* sub_zi,
                                       const HarmonicGeometry& g, const PipeLayout& layout, DeviceHit* hits,
                                       unsigned long long* counts, unsigned long long capacity, int threads, int rows,
-                                      int batch, int multiprocessors, cudaStream_t stream) {
+                                      int step, int batch, int multiprocessors, cudaStream_t stream) {
   if (g.stages < 1 || g.stages > kPipeMaxStages || threads < 32 || multiprocessors < 1 || batch < 1 ||
-      g.plane_stride % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff) {
+      g.plane_stride % 8 != 0 || reinterpret_cast<std::uintptr_t>(plane) % 16 != 0 || g.numz > 0xffff ||
+      (step != 1 && step != 2)) {
     return cudaErrorInvalidValue;
   }
   for (int v = 0; v < (1 << (g.stages - 1)); ++v) {
     if (g.view[v].origin % 8 != 0 || g.view[v].pitch % 8 != 0) return cudaErrorInvalidValue;  // bulk copy alignment
   }
-  if (format == PlaneFormat::f16) {
-    return launch_typed(static_cast<const __half*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows,
-                        batch, multiprocessors, stream);
+  if (step == 2) {
+    return launch_stepped<2>(plane, format, sub_zi, g, layout, hits, counts, capacity, threads, rows, batch,
+                             multiprocessors, stream);
   }
-  return launch_typed(static_cast<const float*>(plane), sub_zi, g, layout, hits, counts, capacity, threads, rows, batch,
-                      multiprocessors, stream);
+  return launch_stepped<1>(plane, format, sub_zi, g, layout, hits, counts, capacity, threads, rows, batch,
+                           multiprocessors, stream);
 }
 
 }  // namespace fastpsr::cuda::accel

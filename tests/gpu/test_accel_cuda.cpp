@@ -470,20 +470,25 @@ TEST_CASE("accel cuda: plane=f16bound gives the f32 plane's hits bit for bit") {
   for (const auto interp : {AccelInterp::fourier, AccelInterp::interbin}) {
     for (const int numharm : {1, 2, 8, 16, 32}) {
       const auto p = make_problem(numbins, 50, numharm, interp, {14.0F, 20.0F, 28.0F, 40.0F, 60.0F, 90.0F});
-      for (const char* hs : {"pipe", "tiled", "gather"}) {
-        if (std::string(hs) == "pipe" && !sm90) continue;
-        if (std::string(hs) == "tiled" && numharm == 32) continue;  // its windows outgrow shared memory
+      // "pair": hs=pipe with hs_pair=1 (rk bounded in pairs).
+      for (const std::string hs : {"pipe", "pair", "tiled", "gather"}) {
+        if ((hs == "pipe" || hs == "pair") && !sm90) continue;
+        if (hs == "tiled" && numharm == 32) continue;  // its windows outgrow shared memory
         CAPTURE(numharm);
         CAPTURE(hs);
         CAPTURE(interp == AccelInterp::fourier);
-        const auto want = by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f32"}}, scale.view()));
+        auto config = [&](Config c) {
+          c.emplace("hs", hs == "pair" ? "pipe" : hs);
+          if (hs == "pair") c.emplace("hs_pair", "1");
+          return c;
+        };
+        const auto want = by_key(gpu_hits(p, x, config({{"plane", "f32"}}), scale.view()));
         CHECK(want.size() > 50);
-        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}}, scale.view())) == want);
+        CHECK(by_key(gpu_hits(p, x, config({{"plane", "f16bound"}}), scale.view())) == want);
         // Chunks of as few tasks as one hit may need, and the block search.
         const std::string few = std::to_string(1 << p.stages());
-        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}, {"rescore_tasks", few}}, scale.view())) ==
-              want);
-        CHECK(by_key(gpu_hits(p, x, {{"hs", hs}, {"plane", "f16bound"}, {"block_rk", "16384"}}, scale.view())) == want);
+        CHECK(by_key(gpu_hits(p, x, config({{"plane", "f16bound"}, {"rescore_tasks", few}}), scale.view())) == want);
+        CHECK(by_key(gpu_hits(p, x, config({{"plane", "f16bound"}, {"block_rk", "16384"}}), scale.view())) == want);
       }
     }
   }
@@ -622,9 +627,18 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
       CHECK(base.size() > 50);
       for (const Shape& shape : {Shape{"128", "16"}, Shape{"64", "16"}, Shape{"256", "8"}, Shape{"96", "8"},
                                  Shape{"32", "4"}, Shape{"128", "4"}}) {
-        const Config c = {{"hs", "pipe"}, {"hs_threads", shape.threads}, {"hs_rows", shape.rows}, {"plane", plane}};
-        INFO("gpu-config " << describe(c));
-        CHECK(by_key(gpu_hits(p, x, c)) == base);
+        // hs_pair=1: rk in bounded pairs, summed exactly where a bound passes a cut. A pair tile
+        // spans twice the rk: with 32 harmonics the windows of 2048 thread-rows outgrow shared memory.
+        for (const std::string pair : {"0", "1"}) {
+          if (pair == "1" && numharm == 32 && std::stoi(shape.threads) * std::stoi(shape.rows) >= 2048) continue;
+          const Config c = {{"hs", "pipe"},
+                            {"hs_threads", shape.threads},
+                            {"hs_rows", shape.rows},
+                            {"plane", plane},
+                            {"hs_pair", pair}};
+          INFO("gpu-config " << describe(c));
+          CHECK(by_key(gpu_hits(p, x, c)) == base);
+        }
       }
     }
   }
@@ -637,21 +651,26 @@ TEST_CASE("accel cuda: hs=pipe gives the tiled kernel's hits bit for bit (f32 an
         make_spectrum(seed + 7 + static_cast<std::uint64_t>(b), numbins, {{600.0 + 91.7 * b, 2.5 * b, 9.0, 16}});
     spectra.insert(spectra.end(), one.begin(), one.end());
   }
-  auto batched = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"batch", "3"}}), 0);
-  auto overflowing = cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"hits", "1"}}), 0);
-  const auto sinks = batch_sinks(*batched, spectra, numbins);
-  for (int b = 0; b < 3; ++b) {
-    CAPTURE(b);
-    const auto one = nth_spectrum(spectra, numbins, b);
-    const auto want = by_key(gpu_hits(p, one, {{"hs", "tiled"}}));
-    CHECK(want.size() > 100);
-    CHECK(by_key(sinks[static_cast<std::size_t>(b)].hits) == want);
-    RangeSink small;
-    overflowing->search(one, {}, small);
-    CHECK(overflowing->last_timings().overflows ==
-          (want.size() > static_cast<std::size_t>(overflowing->settings().hits) ? 1 : 0));
-    CHECK(small.contiguous);
-    CHECK(by_key(small.hits) == want);
+  for (const char* pair : {"0", "1"}) {
+    CAPTURE(pair);
+    auto batched =
+        cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"batch", "3"}, {"hs_pair", pair}}), 0);
+    auto overflowing =
+        cuda::make_cuda_fdot_searcher(p, gpu_options({{"hs", "pipe"}, {"hits", "1"}, {"hs_pair", pair}}), 0);
+    const auto sinks = batch_sinks(*batched, spectra, numbins);
+    for (int b = 0; b < 3; ++b) {
+      CAPTURE(b);
+      const auto one = nth_spectrum(spectra, numbins, b);
+      const auto want = by_key(gpu_hits(p, one, {{"hs", "tiled"}}));
+      CHECK(want.size() > 100);
+      CHECK(by_key(sinks[static_cast<std::size_t>(b)].hits) == want);
+      RangeSink small;
+      overflowing->search(one, {}, small);
+      CHECK(overflowing->last_timings().overflows ==
+            (want.size() > static_cast<std::size_t>(overflowing->settings().hits) ? 1 : 0));
+      CHECK(small.contiguous);
+      CHECK(by_key(small.hits) == want);
+    }
   }
 }
 
@@ -798,6 +817,8 @@ TEST_CASE("accel cuda: a bad --gpu-config is Error(invalid_argument) naming the 
       {{{"rescore_tasks", "1"}}, "rescore_tasks=1"},
       {{{"hs", "fast"}}, "hs=fast: must be auto, pipe, tiled or gather"},
       {{{"hs", "pipe"}, {"hs_rows", "2"}}, "hs=pipe: needs hs_rows 4, 8 or 16 (it is 2)"},
+      {{{"hs_pair", "2"}}, "hs_pair=2: must be one of 0, 1"},
+      {{{"hs", "tiled"}, {"hs_pair", "1"}}, "hs_pair=1: needs the pipe kernel"},
       {{{"block_rk", "1000"}}, "block_rk=1000: must be between 16384"},
       {{{"block_rk", "20000"}}, "block_rk=20000: must be a multiple of 16384"},
       {{{"block_rk", "16384"}, {"path", "cufft"}}, "block_rk: the block search runs on the custom path only"},

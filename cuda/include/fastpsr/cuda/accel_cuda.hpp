@@ -45,6 +45,10 @@
 ///                       every term through the caches. All give identical hits. auto (default):
 ///                       pipe where the device and shape allow it, else tiled when its shared
 ///                       memory fits the device, else gather.
+///   hs_pair=0|1         hs=pipe: 1 sums neighbouring rk in pairs, as one upper bound (the larger
+///                       of the two sub-harmonic columns a term of the pair reads), and sums the
+///                       pair exactly only where a bound passes a stage's cut: about half the
+///                       instructions, the same hits to the bit. Default 0.
 ///   hits=<n>            hit capacity per spectrum (default 2^20, at most 2^28; at least numz * stages so that
 ///                       one rk always fits). An overflow is never lost: the range is searched
 ///                       again in halves until each part fits.
@@ -105,6 +109,7 @@ struct AccelGpuSettings {
   int hs_threads = 0;                                       ///< 0: the kernel's default
   int hs_rows = 0;                                          ///< 0: the default rule (see hs_rows above)
   AccelHarmonicKernel hs = AccelHarmonicKernel::automatic;  ///< settings() reports the one chosen
+  int hs_pair = 0;                                          ///< 1: hs=pipe sums rk in bounded pairs
   std::int64_t hits = std::int64_t{1} << 20;
   AccelPlaneStorage plane = AccelPlaneStorage::automatic;  ///< settings() reports the one chosen
   int overlap = 0;            ///< 1: a group's correlation overlaps the previous group's harmonic sums
@@ -119,16 +124,16 @@ AccelGpuSettings parse_accel_gpu_config(const std::map<std::string, std::string>
 /// Device times (CUDA events) of the last search()/search_batch() call, summed over its spectra.
 struct AccelGpuTimings {
   int spectra = 0;
-  double upload_ms = 0;        ///< host-to-device copies of the spectra (overlapped in batches)
-  double segments_ms = 0;      ///< segment gather and forward FFTs
-  double correlate_ms = 0;     ///< templates, inverse FFTs, powers: the plane
-  double harmonics_ms = 0;     ///< harmonic sums, thresholds, hit compaction (first pass)
-  double hits_ms = 0;          ///< hit downloads and any overflow re-searches (host clock)
-  double rescore_ms = 0;       ///< plane=f16bound: re-scoring the hits (host clock; part of hits_ms)
-  std::int64_t rescored = 0;   ///< plane=f16bound: hits re-scored (found on the bounds)
+  double upload_ms = 0;             ///< host-to-device copies of the spectra (overlapped in batches)
+  double segments_ms = 0;           ///< segment gather and forward FFTs
+  double correlate_ms = 0;          ///< templates, inverse FFTs, powers: the plane
+  double harmonics_ms = 0;          ///< harmonic sums, thresholds, hit compaction (first pass)
+  double hits_ms = 0;               ///< hit downloads and any overflow re-searches (host clock)
+  double rescore_ms = 0;            ///< plane=f16bound: re-scoring the hits (host clock; part of hits_ms)
+  std::int64_t rescored = 0;        ///< plane=f16bound: hits re-scored (found on the bounds)
   std::int64_t rescore_chunks = 0;  ///< plane=f16bound: task chunks they took
-  double wall_ms = 0;          ///< the whole call (host clock), including delivery to the sinks
-  std::int64_t overflows = 0;  ///< spectra whose hits overflowed the capacity
+  double wall_ms = 0;               ///< the whole call (host clock), including delivery to the sinks
+  std::int64_t overflows = 0;       ///< spectra whose hits overflowed the capacity
 };
 
 /// The searcher with its GPU-specific extras (benchmarks, tests).
