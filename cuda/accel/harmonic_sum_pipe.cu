@@ -149,23 +149,6 @@ __device__ __noinline__ float2 exact_pair_call(const P* own, long long rk, bool 
   return exact_pair(own, rk, second, window, offsets, offset_stride, s, first_lo, base_lo, my);
 }
 
-// Appends one hit a lane (where `hit`) with one atomic a warp; every lane of the warp takes part.
-__device__ __forceinline__ void emit_one(bool hit, float value, long long rk, int zi, int stage,
-                                         DeviceHit* __restrict__ hits, unsigned long long* __restrict__ count,
-                                         unsigned long long capacity) {
-  const unsigned lane = threadIdx.x & 31U;
-  const unsigned mask = __ballot_sync(0xffffffffU, hit);
-  if (mask == 0) return;
-  unsigned long long first = 0;
-  const int leader = __ffs(static_cast<int>(mask)) - 1;
-  if (static_cast<int>(lane) == leader) first = atomicAdd(count, static_cast<unsigned long long>(__popc(mask)));
-  first = __shfl_sync(0xffffffffU, first, leader);
-  if (hit) {
-    const unsigned long long at = first + static_cast<unsigned>(__popc(mask & ((1U << lane) - 1U)));
-    if (at < capacity)
-      hits[at] = DeviceHit{static_cast<int>(rk), static_cast<short>(zi), static_cast<short>(stage), value};
-  }
-}
 #endif
 
 template <int Rows, typename P, int Step>
