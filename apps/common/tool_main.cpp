@@ -18,6 +18,7 @@
 
 #include "fastpsr/backends.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/flag_names.hpp"
 #include "fastpsr/host_memory.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/temp_registry.hpp"
@@ -26,12 +27,14 @@
 namespace fastpsr::app {
 namespace {
 
-std::string g_tool;        // NOLINT(cert-err58-cpp)
-std::string g_command;     // NOLINT(cert-err58-cpp): the command the user ran (a shim's name), else g_tool
-std::string g_prefix;      // NOLINT(cert-err58-cpp): in front of messages
-std::string g_error_file;  // NOLINT(cert-err58-cpp)
+std::string g_tool;                     // NOLINT(cert-err58-cpp)
+std::string g_command;                  // NOLINT(cert-err58-cpp): the command the user ran (a shim's name), else g_tool
+std::string g_prefix;                   // NOLINT(cert-err58-cpp): in front of messages
+std::string g_error_file;               // NOLINT(cert-err58-cpp)
+std::vector<FlagAlias> g_flag_aliases;  // NOLINT(cert-err58-cpp): a shim's spelling of our flags
 
-void print_error(const std::string& path, const std::string& what) {
+void print_error(const std::string& path, const std::string& text) {
+  const std::string what = g_flag_aliases.empty() ? text : rename_flags(text, g_flag_aliases);
   if (path.empty()) {
     std::fprintf(stderr, "%s: error: %s\n", g_prefix.c_str(), what.c_str());
   } else {
@@ -54,6 +57,17 @@ std::string command_from_environment() {
         return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' || c == '-';
       });
   return plain ? name : std::string();
+}
+
+// With FASTPSR_COMMAND, a shim may also say how it spells the tool's flags it translates
+// (FASTPSR_FLAG_NAMES="--nsub=-nsub --numout=-numout ...": flag_names.hpp), so that errors and
+// warnings name the flags the user typed. Unset, like FASTPSR_COMMAND.
+std::vector<FlagAlias> flag_aliases_from_environment() {
+  const char* env = std::getenv("FASTPSR_FLAG_NAMES");
+  if (env == nullptr) return {};
+  std::vector<FlagAlias> aliases = parse_flag_aliases(env);
+  ::unsetenv("FASTPSR_FLAG_NAMES");
+  return aliases;
 }
 
 // The signals whose handler below cleans up, each with the line it writes, made before the
@@ -145,6 +159,11 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
     g_prefix = g_tool;
   } else {
     g_prefix = g_command + " (fastpsr)";
+  }
+  std::vector<FlagAlias> aliases = flag_aliases_from_environment();
+  if (g_command != g_tool) {
+    g_flag_aliases = aliases;
+    set_log_flag_aliases(std::move(aliases));
   }
   set_log_prefix(g_prefix);
   // Writes to a closed pipe then fail with EPIPE, which ends the tool quietly (like `yes | head`).

@@ -5,22 +5,30 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace fastpsr {
 namespace {
 std::atomic<Verbosity> g_verbosity{Verbosity::normal};
-std::string g_prefix;   // NOLINT(cert-err58-cpp): set once at start-up
-std::mutex g_mutex;     // one message per line even from worker threads
+std::string g_prefix;              // NOLINT(cert-err58-cpp): set once at start-up
+std::mutex g_mutex;                // one message per line even from worker threads
+std::vector<FlagAlias> g_aliases;  // NOLINT(cert-err58-cpp): set once at start-up
 }  // namespace
 
 void set_verbosity(Verbosity v) noexcept { g_verbosity = v; }
 Verbosity verbosity() noexcept { return g_verbosity; }
 void set_log_prefix(std::string_view tool) { g_prefix = std::string(tool); }
+void set_log_flag_aliases(std::vector<FlagAlias> aliases) { g_aliases = std::move(aliases); }
 
 void log_line(Verbosity /*level*/, std::string_view text) {
   const std::lock_guard lock(g_mutex);
   if (!g_prefix.empty()) std::fprintf(stderr, "%s: ", g_prefix.c_str());
-  std::fwrite(text.data(), 1, text.size(), stderr);
+  if (g_aliases.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  } else {
+    const std::string renamed = rename_flags(text, g_aliases);
+    std::fwrite(renamed.data(), 1, renamed.size(), stderr);
+  }
   std::fputc('\n', stderr);
 }
 

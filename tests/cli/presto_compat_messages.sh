@@ -19,8 +19,24 @@ expect_exit 1 "^prepsubband (fastpsr): error: missing.fil: cannot open" prepsubb
 check "prepsubband: no 'dedisp:' in the message" sh -c "! grep -q 'dedisp' err.txt"
 expect_exit 1 "^prepdata (fastpsr): error: missing.fil: cannot open" prepdata -nobary -o pd missing.fil
 expect_exit 1 "^dedisperse (fastpsr): error: missing.fil: cannot open" dedisperse missing.fil -d 5
-expect_exit 2 "^dedisperse (fastpsr): error: .*--nbits-out" dedisperse f.fil -d 5 -B 7
+expect_exit 2 "^dedisperse (fastpsr): error: -B: 7 not in" dedisperse f.fil -d 5 -B 7
 check "dedisperse -B 7: the help line names dedisperse" grep -q "^Run 'dedisperse --help'" err.txt
+
+# The flags the shims translate are named as the user typed them (FASTPSR_FLAG_NAMES), not as
+# dedisp spells them; flags the user did not type are never renamed into theirs.
+no_dedisp_flag() { check "$1: dedisp's $2 not named" sh -c "! grep -q -- '$2' err.txt"; }
+expect_exit 2 "^prepsubband (fastpsr): error: -numout: 0 is out of range" prepsubband -numout 0 -nobary -o ps f.fil
+no_dedisp_flag "prepsubband -numout 0" --numout
+expect_exit 2 "^prepsubband (fastpsr): error: -dmstep: 0 is out of range" prepsubband -dmstep 0 -nobary -o ps f.fil
+expect_exit 2 "^prepsubband (fastpsr): error: -nsub '-3'" prepsubband -sub -nsub -3 -nobary -o ps f.fil
+no_dedisp_flag "prepsubband -sub -nsub -3" --subbands
+expect_exit 2 "^prepsubband (fastpsr): error: -subdm -5: DMs are not negative" prepsubband -sub -subdm -5 -nobary -o ps f.fil
+expect_exit 2 "^prepdata (fastpsr): error: -downsamp: 0 is out of range" prepdata -downsamp 0 -nobary -o pd f.fil
+no_dedisp_flag "prepdata -downsamp 0" --downsample-after
+expect_exit 2 "^prepdata (fastpsr): error: -numout: -5 is negative" prepdata -numout -5 -nobary -o pd f.fil
+# dedisp run directly, and with a list but no shim name, keeps its own spelling.
+expect_exit 2 "^dedisp: error: --numout: 0 is out of range" "$bin/dedisp" f.fil -d 5 --numout 0 -o x
+expect_exit 2 "^dedisp: error: --numout: 0" env FASTPSR_FLAG_NAMES=--numout=-numout "$bin/dedisp" f.fil -d 5 --numout 0 -o x
 expect_exit 2 "^fake (fastpsr): error: " fake -nchans 0 -tobs 1
 check "fake -nchans 0: no 'fake-pulsar:' in the message" sh -c "! grep -q 'fake-pulsar:' err.txt"
 expect_exit 2 "^Run 'fake --help' for the options" fake -nosuchoption 1

@@ -7,6 +7,8 @@ shim=$(basename "$0")
 # The tool run by the shim names the shim in its messages ("prepsubband (fastpsr): error: ...",
 # as below), not itself (apps/common/tool_main.cpp); the tool unsets it again.
 export FASTPSR_COMMAND=$shim
+# Its messages also name the tool's flags as the shim spells them, from the list the shim sets:
+# FASTPSR_FLAG_NAMES="--nsub=-nsub ..." (tool flag=shim flag; apps/common/tool_main.cpp).
 unsupported() {
   echo "$shim (fastpsr): error: option $1 is not supported by the fastpsr shim ($2)" >&2
   exit 2

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// Messages to stderr (stdout carries data only). Tools set the level from -q / -v.
-#include <string_view>
-
 #include <fmt/format.h>
+
+#include <string_view>
+#include <vector>
+
+#include "fastpsr/flag_names.hpp"
 
 namespace fastpsr {
 
@@ -13,6 +16,8 @@ void set_verbosity(Verbosity v) noexcept;
 [[nodiscard]] Verbosity verbosity() noexcept;
 /// The tool name printed in front of messages ("dedisp: ...").
 void set_log_prefix(std::string_view tool);
+/// Flags renamed in every message (the spelling of the command the user ran: flag_names.hpp).
+void set_log_flag_aliases(std::vector<FlagAlias> aliases);
 void log_line(Verbosity level, std::string_view text);
 
 template <typename... Args>
