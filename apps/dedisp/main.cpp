@@ -109,6 +109,8 @@ struct Options {
   bool no_scales = false;
   bool no_offsets = false;
   std::uint64_t start = 0;
+  double start_fraction = -1.0;         // PRESTO's -start; < 0: not given
+  std::string start_rounding = "none";  // none, prepdata or prepsubband (their reads)
   std::uint64_t nsamps = 0;
   int dm_prec = 2;
   std::size_t gulp = 0;
@@ -271,6 +273,17 @@ void add_options(CLI::App& app, Options& o) {
       ->check(not_negative())
       ->group(proc);
   app.add_option("--start", o.start, "Input samples to skip first")->check(not_negative())->group(proc);
+  app.add_option("--start-fraction", o.start_fraction,
+                 "Skip this fraction of the input's samples first (0 to 1, PRESTO's -start): floor(F x N) samples, "
+                 "or with --start-rounding rounded down as PRESTO does")
+      ->check(number_in(0.0, 1.0, "a fraction of 0 to 1"))
+      ->group(proc);
+  app.add_option("--start-rounding", o.start_rounding,
+                 "--start-fraction rounded down to whole reads of PRESTO's: prepdata (2400 spectra of a filterbank, "
+                 "NSBLK of PSRFITS), prepsubband (those times 1 + the band's delay at the highest DM in samples / "
+                 "them), or none (default)")
+      ->check(CLI::IsMember({"none", "prepdata", "prepsubband"}))
+      ->group(proc);
   app.add_option("--nsamps", o.nsamps, "Input samples to use (after --start; default all)")
       ->check(not_negative())
       ->group(proc);
@@ -666,6 +679,34 @@ HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vec
 }
 
 // --subbands N|all: the number of subbands (0 without it), checked against the rest of the run.
+// PRESTO's -start F (prepdata.c, prepsubband.c): offset = (long)(F N / worklen) worklen, in
+// doubles, where worklen is what it reads at a time: the spectra of a PSRFITS row (NSBLK) or 2400
+// of a filterbank (sigproc_fb.c) for prepdata; for prepsubband those times blocksperread =
+// (int)(BW_ddelay / dt) / spectra + 1, BW_ddelay the dispersion delay across the band at its
+// highest DM (delay_from_dm: dm / (0.000241 f^2), f in MHz). Without rounding: floor(F N).
+std::uint64_t fraction_start(const Options& o, std::uint64_t nsamples, const SigprocHeader& h,
+                             const std::vector<Range>& ranges, int psrfits_nsblk) {
+  const double n = static_cast<double>(nsamples);
+  if (o.start_rounding == "none") return static_cast<std::uint64_t>(std::floor(o.start_fraction * n));
+  constexpr double kSigprocSpectraPerRead = 2400.0;
+  const double spectra = psrfits_nsblk > 0 ? static_cast<double>(psrfits_nsblk) : kSigprocSpectraPerRead;
+  double worklen = spectra;
+  if (o.start_rounding == "prepsubband") {
+    double maxdm = 0.0;
+    for (const auto& r : ranges) {
+      for (const double dm : r.dms) maxdm = std::max(maxdm, dm);
+    }
+    const double f_lo = std::min(h.fch1, h.fch1 + (h.nchans - 1) * h.foff);
+    const double f_hi = f_lo + (h.nchans - 1) * std::fabs(h.foff);
+    auto delay = [&](double f) { return maxdm / (0.000241 * f * f); };
+    const double bw_ddelay = delay(f_lo) - delay(f_hi);
+    const long long per_read = static_cast<long long>(spectra);
+    worklen = spectra * static_cast<double>(static_cast<long long>(bw_ddelay / h.tsamp) / per_read + 1);
+  }
+  return static_cast<std::uint64_t>(static_cast<long long>(o.start_fraction * n / worklen)) *
+         static_cast<std::uint64_t>(worklen);
+}
+
 int subband_count(const Options& o, const SigprocHeader& h, const std::vector<Range>& ranges, OutputFormat format) {
   if (o.subbands.empty()) return 0;
   int n = 0;
@@ -790,10 +831,12 @@ int run(int argc, char** argv) {
     source = open_sigproc_source(o.input, fits_scaling);
   }
   bool is_psrfits = false;
+  int psrfits_nsblk = 0;  // spectra a row: PRESTO's reads of a PSRFITS file (--start-rounding)
   if (const auto* view = dynamic_cast<const SigprocFloatView*>(source.get())) {
     if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) {
       set_inf_fields_from_psrfits(fits->info(), inf_fields);
       is_psrfits = true;
+      psrfits_nsblk = fits->info().nsblk;
     }
   }
   if (!is_psrfits && !fits_scaling.all()) {
@@ -838,6 +881,25 @@ int run(int argc, char** argv) {
   if (show_only) return kExitOk;
   std::size_t ndms = 0;
   for (const auto& r : ranges) ndms += r.dms.size();
+  if (o.start_fraction >= 0.0) {
+    if (app.count("--start") > 0) usage_error("--start and --start-fraction both say where to start: give one");
+    if (subband_files > 0) {
+      usage_error("--start-fraction does not go with PRESTO subband input: give the samples to skip with --start");
+    }
+    if (!reader->nsamples()) {
+      throw Error(ErrorCode::invalid_argument,
+                  "--start-fraction needs the input's length, which a pipe does not tell: give --start",
+                  reader->name());
+    }
+    o.start = fraction_start(o, *reader->nsamples(), h, ranges, psrfits_nsblk);
+    if (o.start >= *reader->nsamples()) {
+      throw Error(ErrorCode::invalid_argument,
+                  fmt::format("--start-fraction {}: that skips all {} samples of the input", o.start_fraction,
+                              *reader->nsamples()),
+                  reader->name());
+    }
+    log_verbose("--start-fraction {}: {} samples skipped", o.start_fraction, o.start);
+  }
 
   const OutputFormat format = choose_format(o, run_dms);
   if (format == OutputFormat::dat && o.nbits_out != 32) {

@@ -36,6 +36,16 @@ check "nothing written: $(ls -A out)" test -z "$(ls -A out)"
 fil small.fil 16 1600
 expect_exit 2 "dedisp: error: small.fil: --start 100: the input holds only 100 samples" \
   "$bin/dedisp" small.fil --device cpu --dm 5 --start 100 -o out/x
+# --start-fraction: one of the two starts, a fraction, and a length a pipe does not tell.
+expect_exit 2 "dedisp: error: --start and --start-fraction both say where to start" \
+  "$bin/dedisp" small.fil --device cpu --dm 5 --start 10 --start-fraction 0.5 -o out/x
+expect_exit 2 "dedisp: error: --start-fraction: 1.5" "$bin/dedisp" small.fil --device cpu --dm 5 --start-fraction 1.5 -o out/x
+expect_exit 2 "dedisp: error: --start-rounding: " "$bin/dedisp" small.fil --device cpu --dm 5 --start-fraction 0.5 \
+  --start-rounding prepfold -o out/x
+expect_exit 2 "needs the input's length, which a pipe does not tell" sh -c \
+  "cat small.fil | '$bin/dedisp' - --device cpu --dm 5 --start-fraction 0.5 -o out/x"
+expect_exit 2 "dedisp: error: small.fil: --start-fraction 1: that skips all 100 samples of the input" \
+  "$bin/dedisp" small.fil --device cpu --dm 5 --start-fraction 1 -o out/x
 
 # P2: a NaN tstart is an unknown epoch: 0 in the .inf and the .tim, with a warning naming the file
 # (it was "-2147483648.nan" in the .inf and NaN in the .tim).

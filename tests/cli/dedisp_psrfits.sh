@@ -28,6 +28,14 @@ check "4 bytes a bin" test "$(stat -c %s crab_DM56.70.dat)" -eq $((4 * bins))
 
 # --start and --nsamps skip and cut in samples of the file; a stream of several DMs.
 expect_exit 0 "1000 samples after skipping 100" "$bin/dedisp" "$sf" --device cpu -v --start 100 --nsamps 1000 -d 56.7 -o part.tim
+# --start-fraction (PRESTO's -start): floor(F N) samples, or rounded down to PRESTO's reads: a
+# PSRFITS row (NSBLK, 2048 here) at a time for prepdata (int(0.6 x 4096 / 2048) x 2048), not the
+# 2400 spectra of a filterbank.
+expect_exit 0 "start-fraction 0.6: 2457 samples skipped" "$bin/dedisp" "$sf" --device cpu -v --start-fraction 0.6 -d 56.7 -o f1.tim
+expect_exit 0 "start-fraction 0.6: 2048 samples skipped" "$bin/dedisp" "$sf" --device cpu -v --start-fraction 0.6 \
+  --start-rounding prepdata -d 56.7 -o f2.tim
+"$bin/dedisp" "$sf" --device cpu -q --start 2048 -d 56.7 -o f3.tim
+check "--start-fraction 0.6 rounded as prepdata = --start 2048" cmp -s f2.tim f3.tim
 "$bin/dedisp" "$sf" --device cpu --dm 50:60:2 --format tim-stream -o crab.tims
 check "a tim-stream of 6 DMs" sh -c "'$bin/header' crab.tims | grep -q 'tim-stream records *: 6 '"
 

@@ -82,7 +82,7 @@ set -e
 [ $rc = 2 ] || fail "prepsubband -sub with DM trials: status $rc"
 grep -q -- "-sub writes subbands at one DM" err.txt || fail "prepsubband -sub with DM trials: $(cat err.txt)"
 [ -z "$(ls m_* 2>/dev/null)" ] || fail "prepsubband -sub with DM trials wrote output"
-# -offset N skips N spectra and moves the epoch (dedisp --start); -start (a fraction) is refused.
+# -offset N skips N spectra and moves the epoch (dedisp --start).
 prepsubband -lodm 30 -numdms 1 -nobary -offset 300 -o off f.fil 2>/dev/null
 "$bin/dedisp" -q f.fil -lodm 30 -numdms 1 --nsub 32 --start 300 --clip 6 --even -o refoff
 cmp -s off_DM30.00.dat refoff_DM30.00.dat || fail "prepsubband -offset 300 differs from dedisp --start 300"
@@ -91,11 +91,40 @@ prepdata -dm 30 -nobary -offset 300 -o poff f.fil 2>/dev/null
 cmp -s poff.dat prefoff.dat || fail "prepdata -offset 300 differs from dedisp --start 300"
 grep -q "Epoch of observation (MJD) *= *$(sed -n 's/^ Epoch of observation (MJD) *= *//p' refoff_DM30.00.inf)" \
   off_DM30.00.inf || fail "prepsubband -offset: not dedisp --start's epoch"
+# -start F skips that fraction of the spectra, rounded down to PRESTO's reads (prepdata.c,
+# prepsubband.c): (long)(F N / worklen) worklen, worklen 2400 spectra of a filterbank for
+# prepdata, and for prepsubband 2400 x ((int)(delay across the band at the highest DM / tsamp) /
+# 2400 + 1), delay dm / (0.000241 f^2). Worked out here from the header, then run as -offset.
+n=$(header f.fil -nsamples)
+fch1=$(header f.fil -fch1)
+foff=$(header f.fil -foff)
+tsamp=$(header f.fil -tsamp)
+pd_offset=$(awk -v n="$n" 'BEGIN { printf "%d", int(0.6 * n / 2400) * 2400 }')
+ps_offset=$(awk -v n="$n" -v f1="$fch1" -v fo="$foff" -v ts="$tsamp" 'BEGIN {
+  lo = f1 + 63 * fo; hi = lo - 63 * fo; dm = 2000
+  reads = int(int((dm / (0.000241 * lo * lo) - dm / (0.000241 * hi * hi)) / (ts * 1e-6)) / 2400) + 1
+  printf "%d", int(0.6 * n / (2400 * reads)) * 2400 * reads }')
+[ "$pd_offset" != "$ps_offset" ] || fail "-start test: the two roundings should differ here ($pd_offset)"
+prepdata -dm 30 -nobary -start 0.6 -o pst f.fil 2>/dev/null
+prepdata -dm 30 -nobary -offset "$pd_offset" -o pof f.fil 2>/dev/null
+cmp -s pst.dat pof.dat || fail "prepdata -start 0.6 is not -offset $pd_offset"
+same_inf() { [ "$(sed 1d "$1")" = "$(sed 1d "$2")" ]; }  # all but the line naming the file
+same_inf pst.inf pof.inf || fail "prepdata -start 0.6: not the .inf of -offset $pd_offset"
+prepdata -dm 30 -nobary -start 0.6 -offset 5 -o pst2 f.fil 2>/dev/null
+cmp -s pst2.dat pof.dat || fail "prepdata -start 0.6 -offset 5: -start wins, as in PRESTO"
+prepdata -dm 30 -nobary -start 0 -offset 300 -o pst3 f.fil 2>/dev/null
+cmp -s pst3.dat poff.dat || fail "prepdata -start 0 -offset 300: the offset, as in PRESTO"
+prepsubband -lodm 0 -dmstep 500 -numdms 5 -nobary -start 0.6 -o sst f.fil 2>/dev/null
+prepsubband -lodm 0 -dmstep 500 -numdms 5 -nobary -offset "$ps_offset" -o sof f.fil 2>/dev/null
+for dm in 0.00 1000.00 2000.00; do
+  cmp -s sst_DM$dm.dat sof_DM$dm.dat || fail "prepsubband -start 0.6 is not -offset $ps_offset (DM $dm)"
+  same_inf sst_DM$dm.inf sof_DM$dm.inf || fail "prepsubband -start 0.6: not the .inf of -offset $ps_offset"
+done
 set +e
-prepdata -dm 30 -nobary -start 0.5 -o pst f.fil 2> err.txt
+prepdata -dm 30 -nobary -start 1.5 -o pbad f.fil 2> err.txt
 rc=$?
 set -e
-[ $rc = 2 ] && grep -q "option -start is not supported" err.txt || fail "prepdata -start: status $rc, $(cat err.txt)"
+[ $rc = 2 ] && grep -q "^prepdata (fastpsr): error: -start: 1.5" err.txt || fail "prepdata -start 1.5: status $rc, $(cat err.txt)"
 # -mask is dedisp's --mask (tests/cli/dedisp_mask.sh): a missing mask is named, nothing written.
 set +e
 prepsubband -lodm 0 -dmstep 1 -numdms 2 -nobary -mask x.mask -o m f.fil 2> err.txt
