@@ -891,7 +891,9 @@ int run(int argc, char** argv) {
                   "--start-fraction needs the input's length, which a pipe does not tell: give --start",
                   reader->name());
     }
-    o.start = fraction_start(o, *reader->nsamples(), h, ranges, psrfits_nsblk);
+    // The whole run's DMs (not only --part's): every part starts where the others do.
+    bool show_again = false;
+    o.start = fraction_start(o, *reader->nsamples(), h, all_dm_ranges(o, h, show_again), psrfits_nsblk);
     if (o.start >= *reader->nsamples()) {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--start-fraction {}: that skips all {} samples of the input", o.start_fraction,

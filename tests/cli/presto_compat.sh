@@ -120,6 +120,10 @@ for dm in 0.00 1000.00 2000.00; do
   cmp -s sst_DM$dm.dat sof_DM$dm.dat || fail "prepsubband -start 0.6 is not -offset $ps_offset (DM $dm)"
   same_inf sst_DM$dm.inf sof_DM$dm.inf || fail "prepsubband -start 0.6: not the .inf of -offset $ps_offset"
 done
+# A --part of the run rounds with the whole run's highest DM, as every other part does.
+"$bin/dedisp" f.fil -v --lodm 0 --dmstep 500 --numdms 5 --start-fraction 0.6 --start-rounding prepsubband \
+  --part 1/2 -o part 2> err.txt
+grep -q -- "--start-fraction 0.6: $ps_offset samples skipped" err.txt || fail "--part 1/2: $(grep skipped err.txt)"
 set +e
 prepdata -dm 30 -nobary -start 1.5 -o pbad f.fil 2> err.txt
 rc=$?
