@@ -28,9 +28,14 @@ no_dedisp_flag() { check "$1: dedisp's $2 not named" sh -c "! grep -q -- '$2' er
 expect_exit 2 "^prepsubband (fastpsr): error: -numout: 0 is out of range" prepsubband -numout 0 -nobary -o ps f.fil
 no_dedisp_flag "prepsubband -numout 0" --numout
 expect_exit 2 "^prepsubband (fastpsr): error: -dmstep: 0 is out of range" prepsubband -dmstep 0 -nobary -o ps f.fil
-expect_exit 2 "^prepsubband (fastpsr): error: -nsub '-3'" prepsubband -sub -nsub -3 -nobary -o ps f.fil
-no_dedisp_flag "prepsubband -sub -nsub -3" --subbands
+expect_exit 2 "^dedisperse (fastpsr): error: -b '0': give a number of subbands" dedisperse f.fil -d 5 -b 0
+no_dedisp_flag "dedisperse -b 0" --subbands
 expect_exit 2 "^prepsubband (fastpsr): error: -subdm -5: DMs are not negative" prepsubband -sub -subdm -5 -nobary -o ps f.fil
+# -nsub within PRESTO's 1 to 4096 (0 ran the channels one by one).
+for n in 0 4097 x; do
+  expect_exit 2 "^prepsubband (fastpsr): error: -nsub $n: give 1 to 4096 subbands" prepsubband -nsub $n -nobary -o ps f.fil
+done
+check "prepsubband -nsub 0: nothing written" sh -c "! ls ps_DM* 2>/dev/null"
 expect_exit 2 "^prepdata (fastpsr): error: -downsamp: 0 is out of range" prepdata -downsamp 0 -nobary -o pd f.fil
 no_dedisp_flag "prepdata -downsamp 0" --downsample-after
 expect_exit 2 "^prepdata (fastpsr): error: -numout: -5 is negative" prepdata -numout -5 -nobary -o pd f.fil
