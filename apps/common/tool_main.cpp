@@ -27,14 +27,13 @@
 namespace fastpsr::app {
 namespace {
 
-std::string g_tool;                     // NOLINT(cert-err58-cpp)
-std::string g_command;                  // NOLINT(cert-err58-cpp): the command the user ran (a shim's name), else g_tool
-std::string g_prefix;                   // NOLINT(cert-err58-cpp): in front of messages
-std::string g_error_file;               // NOLINT(cert-err58-cpp)
-std::vector<FlagAlias> g_flag_aliases;  // NOLINT(cert-err58-cpp): a shim's spelling of our flags
+std::string g_tool;        // NOLINT(cert-err58-cpp)
+std::string g_command;     // NOLINT(cert-err58-cpp): the command the user ran (a shim's name), else g_tool
+std::string g_prefix;      // NOLINT(cert-err58-cpp): in front of messages
+std::string g_error_file;  // NOLINT(cert-err58-cpp)
 
 void print_error(const std::string& path, const std::string& text) {
-  const std::string what = g_flag_aliases.empty() ? text : rename_flags(text, g_flag_aliases);
+  const std::string what = with_log_flag_names(text);
   if (path.empty()) {
     std::fprintf(stderr, "%s: error: %s\n", g_prefix.c_str(), what.c_str());
   } else {
@@ -161,10 +160,7 @@ int run_tool(std::string_view tool, int argc, char** argv, const std::function<i
     g_prefix = g_command + " (fastpsr)";
   }
   std::vector<FlagAlias> aliases = flag_aliases_from_environment();
-  if (g_command != g_tool) {
-    g_flag_aliases = aliases;
-    set_log_flag_aliases(std::move(aliases));
-  }
+  if (g_command != g_tool) set_log_flag_aliases(std::move(aliases));
   set_log_prefix(g_prefix);
   // Writes to a closed pipe then fail with EPIPE, which ends the tool quietly (like `yes | head`).
   std::signal(SIGPIPE, SIG_IGN);

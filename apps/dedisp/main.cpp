@@ -683,23 +683,18 @@ HostMemory plan_host_memory(const std::vector<DedispPlan>& plans, const std::vec
 // doubles, where worklen is what it reads at a time: the spectra of a PSRFITS row (NSBLK) or 2400
 // of a filterbank (sigproc_fb.c) for prepdata; for prepsubband those times blocksperread =
 // (int)(BW_ddelay / dt) / spectra + 1, BW_ddelay the dispersion delay across the band at its
-// highest DM (delay_from_dm: dm / (0.000241 f^2), f in MHz). Without rounding: floor(F N).
-std::uint64_t fraction_start(const Options& o, std::uint64_t nsamples, const SigprocHeader& h,
-                             const std::vector<Range>& ranges, int psrfits_nsblk) {
+// highest DM, `maxdm`. Without rounding: floor(F N).
+std::uint64_t fraction_start(const Options& o, std::uint64_t nsamples, const SigprocHeader& h, double maxdm,
+                             int psrfits_nsblk) {
   const double n = static_cast<double>(nsamples);
   if (o.start_rounding == "none") return static_cast<std::uint64_t>(std::floor(o.start_fraction * n));
-  constexpr double kSigprocSpectraPerRead = 2400.0;
-  const double spectra = psrfits_nsblk > 0 ? static_cast<double>(psrfits_nsblk) : kSigprocSpectraPerRead;
+  const double spectra =
+      static_cast<double>(psrfits_nsblk > 0 ? static_cast<std::size_t>(psrfits_nsblk) : TimeClipper::kPrestoBlock);
   double worklen = spectra;
   if (o.start_rounding == "prepsubband") {
-    double maxdm = 0.0;
-    for (const auto& r : ranges) {
-      for (const double dm : r.dms) maxdm = std::max(maxdm, dm);
-    }
     const double f_lo = std::min(h.fch1, h.fch1 + (h.nchans - 1) * h.foff);
     const double f_hi = f_lo + (h.nchans - 1) * std::fabs(h.foff);
-    auto delay = [&](double f) { return maxdm / (0.000241 * f * f); };
-    const double bw_ddelay = delay(f_lo) - delay(f_hi);
+    const double bw_ddelay = dm_delay_s(DelayModel::presto, maxdm, f_lo, f_hi);
     const long long per_read = static_cast<long long>(spectra);
     worklen = spectra * static_cast<double>(static_cast<long long>(bw_ddelay / h.tsamp) / per_read + 1);
   }
@@ -891,9 +886,16 @@ int run(int argc, char** argv) {
                   "--start-fraction needs the input's length, which a pipe does not tell: give --start",
                   reader->name());
     }
-    // The whole run's DMs (not only --part's): every part starts where the others do.
-    bool show_again = false;
-    o.start = fraction_start(o, *reader->nsamples(), h, all_dm_ranges(o, h, show_again), psrfits_nsblk);
+    // prepsubband's rounding: the whole run's highest DM (not only --part's), so that every part
+    // starts where the others do; worked out only for it (a --dm-list file is read again).
+    double maxdm = 0.0;
+    if (o.start_rounding == "prepsubband") {
+      bool show_again = false;
+      for (const auto& r : all_dm_ranges(o, h, show_again)) {
+        for (const double dm : r.dms) maxdm = std::max(maxdm, dm);
+      }
+    }
+    o.start = fraction_start(o, *reader->nsamples(), h, maxdm, psrfits_nsblk);
     if (o.start >= *reader->nsamples()) {
       throw Error(ErrorCode::invalid_argument,
                   fmt::format("--start-fraction {}: that skips all {} samples of the input", o.start_fraction,

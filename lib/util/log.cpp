@@ -20,15 +20,15 @@ Verbosity verbosity() noexcept { return g_verbosity; }
 void set_log_prefix(std::string_view tool) { g_prefix = std::string(tool); }
 void set_log_flag_aliases(std::vector<FlagAlias> aliases) { g_aliases = std::move(aliases); }
 
+std::string with_log_flag_names(std::string_view text) {
+  return g_aliases.empty() ? std::string(text) : rename_flags(text, g_aliases);
+}
+
 void log_line(Verbosity /*level*/, std::string_view text) {
   const std::lock_guard lock(g_mutex);
   if (!g_prefix.empty()) std::fprintf(stderr, "%s: ", g_prefix.c_str());
-  if (g_aliases.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stderr);
-  } else {
-    const std::string renamed = rename_flags(text, g_aliases);
-    std::fwrite(renamed.data(), 1, renamed.size(), stderr);
-  }
+  const std::string shown = with_log_flag_names(text);
+  std::fwrite(shown.data(), 1, shown.size(), stderr);
   std::fputc('\n', stderr);
 }
 

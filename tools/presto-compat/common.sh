@@ -33,3 +33,13 @@ check_presto_command() {
   [ -n "$2" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
     "these series are topocentric (as with -nobary; the .inf says Barycentered? = 0)" >&2
 }
+# Where prepdata or prepsubband starts: add_start_options START OFFSET PROGRAM appends the dedisp
+# options to the shim's args. A -start above 0 wins over -offset, as in PRESTO (prepdata.c,
+# prepsubband.c); -start is rounded down to PROGRAM's reads (dedisp --start-rounding).
+add_start_options() {
+  if [ -n "$1" ] && ! awk -v s="$1" 'BEGIN { exit !(s + 0 == 0 && s ~ /^[-+0-9.eE]+$/) }'; then
+    args+=(--start-fraction "$1" --start-rounding "$3")
+  elif [ -n "$2" ]; then
+    args+=(--start "$2")
+  fi
+}

@@ -3,6 +3,7 @@
 /// Messages to stderr (stdout carries data only). Tools set the level from -q / -v.
 #include <fmt/format.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,8 @@ void set_verbosity(Verbosity v) noexcept;
 void set_log_prefix(std::string_view tool);
 /// Flags renamed in every message (the spelling of the command the user ran: flag_names.hpp).
 void set_log_flag_aliases(std::vector<FlagAlias> aliases);
+/// `text` with those flags renamed: what log_line prints, for messages written elsewhere (errors).
+[[nodiscard]] std::string with_log_flag_names(std::string_view text);
 void log_line(Verbosity level, std::string_view text);
 
 template <typename... Args>
