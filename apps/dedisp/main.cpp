@@ -31,6 +31,7 @@
 #include "fastpsr/error.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/host_memory.hpp"
+#include "fastpsr/if_choice.hpp"
 #include "fastpsr/log.hpp"
 #include "fastpsr/presto_subbands.hpp"
 #include "fastpsr/psrfits.hpp"
@@ -59,6 +60,7 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
   dedisp obs.fil --dm 0:500:1 --format fil -B 8 -o dmtime.fil                 DM-time quick look
   dedisp obs.fil -d 56.7 --subbands 32 -o sub.fil     32 subbands dedispersed at DM 56.7 (dedisperse -b 32)
+  dedisp iquv.fil --if 0 --dm 0:100:1 -o out/obs     Stokes I of a four-IF filterbank (ppf --detect IQUV)
   dedisp obs.fil -d 30 --subbands 32 --format sub -o obs   obs_DM30.00.sub00..31 + .sub.inf (prepsubband -sub)
   dedisp obs_DM30.00.sub?? --dm 0:60:0.5 -o out/obs  dedisperse PRESTO subband files
   PRESTO flags work too: dedisp -lodm 58 -dmstep 0.3 -numdms 32 -nobary -o iso iso.fil
@@ -108,6 +110,7 @@ struct Options {
   bool no_weights = false;  // PSRFITS: PRESTO's -noweights, -noscales, -nooffsets
   bool no_scales = false;
   bool no_offsets = false;
+  std::string ifs = "auto";  // which IFs or polarisations (PRESTO's -if)
   std::uint64_t start = 0;
   double start_fraction = -1.0;         // PRESTO's -start; < 0: not given
   std::string start_rounding = "none";  // none, prepdata or prepsubband (their reads)
@@ -246,6 +249,12 @@ void add_options(CLI::App& app, Options& o) {
       ->group(proc);
   app.add_flag("--nooffsets,--no-offsets", o.no_offsets,
                "PSRFITS input: leave out DAT_OFFS (offsets 0), as PRESTO's -nooffsets")
+      ->group(proc);
+  app.add_option("--if", o.ifs,
+                 "Which IFs make the intensity: auto (one as it is, two summed, more refused; PSRFITS: total "
+                 "intensity, AA+BB or Stokes I), sum (every IF; PSRFITS AA+BB), or N, IF or polarisation N alone "
+                 "(from 0; PRESTO's -if)")
+      ->capture_default_str()
       ->group(proc);
   app.add_flag("--zero-dm,--zerodm", o.zero_dm, "Subtract each spectrum's mean over kept channels first")->group(proc);
   app.add_option("--downsample,--downsamp", o.downsample,
@@ -753,9 +762,9 @@ int run(int argc, char** argv) {
   add_options(app, o);
   const auto t_start = Clock::now();
   parse(app, normalize_single_dash(argc, argv,
-                                   {"dm", "lodm", "dmstep", "numdms", "downsamp", "dmprec", "nobaseline", "zerodm",
-                                    "ignorechan", "nobary", "nsub", "mask", "numout", "clip", "noclip", "noweights",
-                                    "noscales", "nooffsets", "runavg"}));
+                                   {"dm",     "lodm",       "dmstep",   "numdms",    "downsamp", "dmprec", "nobaseline",
+                                    "zerodm", "ignorechan", "nobary",   "nsub",      "mask",     "numout", "clip",
+                                    "noclip", "noweights",  "noscales", "nooffsets", "runavg",   "if"}));
   apply_common_options(o.common);
   const bool subband_input = std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& f) {
     return is_presto_subband_name(f) || f.ends_with(".sub.inf");
@@ -797,6 +806,12 @@ int run(int argc, char** argv) {
   if (o.dm_plan != "show") warmup.emplace(o.common.device);
   // A search-mode PSRFITS file is read as a float32 filterbank (sigproc_view.hpp).
   const PsrfitsScaling fits_scaling{!o.no_weights, !o.no_scales, !o.no_offsets};
+  IfChoice if_choice;
+  try {
+    if_choice = parse_if_choice(o.ifs);
+  } catch (const Error& e) {
+    usage_error(fmt::format("--if: {}", e.what()));
+  }
   InfRequest inf_fields;  // what a PSRFITS file or a .sub.inf says of itself, for the .inf files
   std::unique_ptr<ByteSource> source;
   int subband_files = 0;  // PRESTO subband input: the number of subbands
@@ -822,8 +837,11 @@ int run(int argc, char** argv) {
     if (!o.mask.empty()) {
       usage_error("--mask does not go with PRESTO subband input: the mask's channels are the original band's");
     }
+    if (if_choice.mode != IfChoice::Mode::automatic) {
+      usage_error("--if does not go with PRESTO subband input: its subbands hold one IF");
+    }
   } else {
-    source = open_sigproc_source(o.input, fits_scaling);
+    source = open_sigproc_source(o.input, fits_scaling, if_choice);
   }
   bool is_psrfits = false;
   int psrfits_nsblk = 0;  // spectra a row: PRESTO's reads of a PSRFITS file (--start-rounding)
@@ -839,6 +857,8 @@ int run(int argc, char** argv) {
                 subband_files > 0 ? "a set of PRESTO subband files" : "a SIGPROC filterbank");
   }
   auto reader = std::make_unique<FilterbankReader>(std::move(source));
+  // A SIGPROC file's IFs (a PSRFITS file's polarisations were chosen as it was opened).
+  if (!is_psrfits && subband_files == 0) reader = combine_ifs(std::move(reader), if_choice);
   set_error_file(reader->name());
   for (const auto& in : o.inputs) protect_input(in);  // -o obs.fil --format fil must not replace obs.fil
   const SigprocHeader& h = reader->header();

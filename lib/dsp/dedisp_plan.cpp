@@ -34,7 +34,7 @@ DedispInput DedispInput::from_header(const SigprocHeader& h, const std::string& 
   if (h.nifs != 1) {
     throw Error(ErrorCode::unsupported,
                 fmt::format("dedispersion needs one IF (nifs = 1, total intensity); the file has nifs = {}: sum "
-                            "or select the IFs first",
+                            "or choose them first (dedisp --if)",
                             h.nifs),
                 name);
   }

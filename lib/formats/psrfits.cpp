@@ -56,7 +56,7 @@ struct RawSample {
 
 }  // namespace
 
-PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling)
+PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling, IfChoice pols)
     : src_(std::move(src)), scaling_(scaling) {
   const std::string& name = src_->name();
   auto fail = [&](ErrorCode code, const std::string& what) { throw Error(code, what, name); };
@@ -138,13 +138,44 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling sca
   if (!(info_.tbin_s > 0.0) || !std::isfinite(info_.tbin_s)) {
     fail(ErrorCode::format, fmt::format("TBIN must be a positive number of seconds, the header says {}", info_.tbin_s));
   }
-  if (info_.npol == 1 || info_.pol_type == "AA+BB" || info_.pol_type == "INTEN" || info_.pol_type == "IQUV") {
-    info_.intensity_from = "first";  // already intensity, or Stokes I first
-  } else if (info_.pol_type == "AABB" || info_.pol_type == "AABBCRCI") {
-    info_.intensity_from = "AA+BB";
-  } else {
-    fail(ErrorCode::unsupported, fmt::format("POL_TYPE '{}' with {} polarisations: cannot form total intensity",
-                                             escape_for_message(info_.pol_type), info_.npol));
+  // Which polarisations make the intensity: PRESTO sums AA and BB, takes Stokes I (the first
+  // of IQUV) or the only one, and with -if N takes polarisation N alone.
+  const bool one_already = info_.npol == 1 || info_.pol_type == "AA+BB" || info_.pol_type == "INTEN";
+  const bool power_pair = info_.pol_type == "AABB" || info_.pol_type == "AABBCRCI";
+  const std::string pol_text = fmt::format("POL_TYPE '{}' with {} polarisation{}", escape_for_message(info_.pol_type),
+                                           info_.npol, info_.npol == 1 ? "" : "s");
+  switch (pols.mode) {
+    case IfChoice::Mode::one:
+      if (pols.index >= info_.npol) {
+        fail(ErrorCode::invalid_argument, fmt::format("--if {}: {} (0{})", pols.index, pol_text,
+                                                      info_.npol == 1 ? "" : fmt::format(" to {}", info_.npol - 1)));
+      }
+      pol_first_ = pols.index;
+      info_.intensity_from = fmt::format("polarisation {}", pols.index);
+      break;
+    case IfChoice::Mode::sum:
+      if (one_already) {
+        info_.intensity_from = "first";
+      } else if (power_pair || info_.npol == 2) {
+        pol_count_ = 2;  // PRESTO sums any two
+        info_.intensity_from = "AA+BB";
+      } else {
+        fail(ErrorCode::invalid_argument,
+             fmt::format("--if sum: {}: only the powers AA and BB sum to an intensity; --if N takes one of them",
+                         pol_text));
+      }
+      break;
+    case IfChoice::Mode::automatic:
+      if (one_already || info_.pol_type == "IQUV") {
+        info_.intensity_from = "first";  // already intensity, or Stokes I first
+      } else if (power_pair) {
+        pol_count_ = 2;
+        info_.intensity_from = "AA+BB";
+      } else {
+        fail(ErrorCode::unsupported,
+             fmt::format("{}: cannot form total intensity; --if sum adds the first two, --if N takes one", pol_text));
+      }
+      break;
   }
 
   columns_ = fits_table_columns(sub, name);
@@ -270,7 +301,8 @@ void PsrfitsReader::read_row() {
 void PsrfitsReader::decode_row() {
   const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
   const std::size_t npol = static_cast<std::size_t>(info_.npol);
-  const std::size_t pols_used = info_.intensity_from == "AA+BB" ? 2 : 1;
+  const auto pols_used = static_cast<std::size_t>(pol_count_);
+  const auto pol_first = static_cast<std::size_t>(pol_first_);
   // Per (pol, chan) scale and offset, and per-chan weight; absent columns (or columns turned
   // off, PRESTO's -noscales, -nooffsets, -noweights) mean 1, 0, 1.
   std::vector<double> scl(npol * nchan, 1.0);
@@ -289,9 +321,9 @@ void PsrfitsReader::decode_row() {
   std::vector<float> bias(pols_used * nchan);
   for (std::size_t p = 0; p < pols_used; ++p) {
     for (std::size_t c = 0; c < nchan; ++c) {
-      const double s = scl[p * nchan + c] * wts[c];
-      gain[p * nchan + c] = static_cast<float>(s);
-      bias[p * nchan + c] = static_cast<float>((offs[p * nchan + c] - info_.zero_off * scl[p * nchan + c]) * wts[c]);
+      const std::size_t k = (pol_first + p) * nchan + c;  // the file's (pol, chan)
+      gain[p * nchan + c] = static_cast<float>(scl[k] * wts[c]);
+      bias[p * nchan + c] = static_cast<float>((offs[k] - info_.zero_off * scl[k]) * wts[c]);
     }
   }
   const std::uint8_t* data = row_.data() + data_col_->offset;
@@ -300,7 +332,7 @@ void PsrfitsReader::decode_row() {
       float* out = values_.data() + t * nchan;
       std::fill(out, out + nchan, 0.0F);
       for (std::size_t p = 0; p < pols_used; ++p) {
-        const std::size_t base = (t * npol + p) * nchan;
+        const std::size_t base = (t * npol + pol_first + p) * nchan;
         for (std::size_t c = 0; c < nchan; ++c) {
           const float raw = RawSample<Bits>::get(data, base + c, info_.signed_ints, *data_col_);
           const std::size_t oc = info_.band_flipped ? nchan - 1 - c : c;

@@ -60,14 +60,14 @@ std::size_t SigprocFloatView::read_some(void* dst, std::size_t n) {
   return k;
 }
 
-std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path, PsrfitsScaling scaling) {
+std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path, PsrfitsScaling scaling, IfChoice pols) {
   auto src = open_source(path);
   // A SIGPROC header is told by its first 16 bytes; format detection would wait for more, which a
   // pipe that stalls after the header may never send (dedisp refuses such runs at once).
   if (looks_like_sigproc(src->peek(16)) || detect_format(*src) != FileFormat::psrfits) return src;
-  auto fits = std::make_unique<PsrfitsReader>(std::move(src), scaling);
+  auto fits = std::make_unique<PsrfitsReader>(std::move(src), scaling, pols);
   log_verbose(
-      "{}: search-mode PSRFITS ({}-bit, {} polarisation{}, total intensity from {}), read as a "
+      "{}: search-mode PSRFITS ({}-bit, {} polarisation{}, intensity from {}), read as a "
       "float32 filterbank{}{}{}",
       fits->name(), fits->info().nbits, fits->info().npol, fits->info().npol == 1 ? "" : "s",
       fits->info().intensity_from, scaling.weights ? "" : ", weights ignored", scaling.scales ? "" : ", scales ignored",

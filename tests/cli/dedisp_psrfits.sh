@@ -7,7 +7,7 @@ source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" dedisp header
 sf="${FASTPSR_SHARED:-}/data/real/parkes_crab_4bit.sf"
 [ -f "$sf" ] || { echo "skipped: no $sf (the shared data)"; exit 77; }
 
-expect_exit 0 "search-mode PSRFITS (4-bit, 4 polarisations, total intensity from AA+BB), read as a float32 filterbank" \
+expect_exit 0 "search-mode PSRFITS (4-bit, 4 polarisations, intensity from AA+BB), read as a float32 filterbank" \
   "$bin/dedisp" "$sf" --device cpu -v -d 56.7 -o crab
 check "a .dat and an .inf" test -s crab_DM56.70.dat -a -s crab_DM56.70.inf
 check "the source" grep -q "Object being observed *= *J0534+2200" crab_DM56.70.inf
@@ -38,6 +38,13 @@ expect_exit 0 "start-fraction 0.6: 2048 samples skipped" "$bin/dedisp" "$sf" --d
 check "--start-fraction 0.6 rounded as prepdata = --start 2048" cmp -s f2.tim f3.tim
 "$bin/dedisp" "$sf" --device cpu --dm 50:60:2 --format tim-stream -o crab.tims
 check "a tim-stream of 6 DMs" sh -c "'$bin/header' crab.tims | grep -q 'tim-stream records *: 6 '"
+# --if (PRESTO's -if): one of the file's four polarisations (AABBCRCI), or AA + BB as by default.
+expect_exit 0 "intensity from polarisation 1" "$bin/dedisp" "$sf" --device cpu -v --if 1 -d 56.7 -o bb.tim
+expect_exit 0 "intensity from AA+BB" "$bin/dedisp" "$sf" --device cpu -v --if sum -d 56.7 -o sum.tim
+"$bin/dedisp" "$sf" --device cpu -q -d 56.7 -o auto.tim
+check "--if sum = the default" cmp -s sum.tim auto.tim
+check "--if 1 is not the sum" sh -c "! cmp -s bb.tim auto.tim"
+expect_exit 2 "--if 4: POL_TYPE 'AABBCRCI' with 4 polarisations (0 to 3)" "$bin/dedisp" "$sf" --if 4 -d 56.7 -o x.tim
 
 # PRESTO's -noweights, -noscales, -nooffsets (the reader's values with each left out are a unit
 # test): this file's weights are all 1, its scales and offsets are not; the prepsubband and

@@ -12,6 +12,7 @@
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/fits.hpp"
+#include "fastpsr/if_choice.hpp"
 #include "fastpsr/sigproc.hpp"
 #include "fastpsr/spectra_source.hpp"
 
@@ -37,7 +38,8 @@ struct PsrfitsInfo {
   double first_row_offset_s = 0.0;
   std::vector<double> dat_freq_mhz;  ///< channel centres of row 0, in file order
   bool band_flipped = false;         ///< DAT_FREQ increases: channels are reversed on output
-  /// How the polarisations become total intensity: "AA+BB" (first two summed) or "first".
+  /// How the polarisations become the intensity read: "AA+BB" (first two summed), "first", or
+  /// "polarisation N" (chosen with IfChoice::Mode::one).
   std::string intensity_from;
 };
 
@@ -54,7 +56,9 @@ class PsrfitsReader final : public SpectraSource {
  public:
   /// Reads the headers and the first row. Throws Error(format|unsupported) naming the source for
   /// a file that is not search-mode PSRFITS or that this reader cannot turn into intensity.
-  explicit PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling = {});
+  /// `pols`: total intensity (automatic: AA + BB, or the first of IQUV and of one), AA + BB
+  /// (sum), or one polarisation (PRESTO's -if N); a choice the file cannot meet is an Error.
+  explicit PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling scaling = {}, IfChoice pols = {});
   static std::unique_ptr<PsrfitsReader> open(const std::string& path);
 
   [[nodiscard]] const PsrfitsInfo& info() const noexcept { return info_; }
@@ -89,6 +93,8 @@ class PsrfitsReader final : public SpectraSource {
   std::vector<float> values_;  // nsblk x nchan, output channel order
   std::size_t row_pos_ = 0;    // samples of values_ handed out
   std::size_t row_valid_ = 0;  // samples of values_ that hold data
+  int pol_first_ = 0;          // the polarisations summed: pol_first_ .. pol_first_ + pol_count_ - 1
+  int pol_count_ = 1;
 };
 
 }  // namespace fastpsr

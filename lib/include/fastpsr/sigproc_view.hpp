@@ -48,7 +48,9 @@ class SigprocFloatView final : public ByteSource {
 
 /// `path` for a SIGPROC reader: the file as it is, or a search-mode PSRFITS file through a
 /// SigprocFloatView (told apart by content, as open_spectra does).
-/// `scaling`: what a PSRFITS file's samples take of DAT_WTS, DAT_SCL and DAT_OFFS.
-std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path, PsrfitsScaling scaling = {});
+/// `scaling`: what a PSRFITS file's samples take of DAT_WTS, DAT_SCL and DAT_OFFS; `pols`: which
+/// of its polarisations (a SIGPROC file's IFs are chosen by combine_ifs, if_choice.hpp).
+std::unique_ptr<ByteSource> open_sigproc_source(const std::string& path, PsrfitsScaling scaling = {},
+                                                IfChoice pols = {});
 
 }  // namespace fastpsr
