@@ -417,7 +417,7 @@ void CudaSearcher::choose_settings(const AccelSearchOptions& options, const Devi
   }
   if (s_.hs == AccelHarmonicKernel::pipe || s_.hs == AccelHarmonicKernel::automatic) {
     const bool shape = s_.hs_rows == 4 || s_.hs_rows == 8 || s_.hs_rows == 16;
-    const int step = s_.hs_pair == 1 ? 2 : 1;
+    const int step = s_.pipe_rk_step();
     const PipeKernelLimits limits = shape ? harmonic_sums_pipe_limits(s_.hs_rows, step) : PipeKernelLimits{};
     bool fits = false;
     int threads = 0;
@@ -811,7 +811,7 @@ void CudaSearcher::launch_harmonics(const char* plane, const HarmonicGeometry& g
                                     unsigned long long* counts, int batch, cudaStream_t stream) {
   if (s_.hs == AccelHarmonicKernel::pipe) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_pipe(plane, format_, sub_zi_.get(), g, pipe_layout_, hits, counts, capacity_,
-                                               s_.hs_threads, s_.hs_rows, s_.hs_pair == 1 ? 2 : 1, batch,
+                                               s_.hs_threads, s_.hs_rows, s_.pipe_rk_step(), batch,
                                                selection_.props.multiprocessors, stream));
   } else if (s_.hs == AccelHarmonicKernel::tiled) {
     FASTPSR_CUDA_TRY(launch_harmonic_sums_tiled(plane, format_, sub_zi_.get(), g, tiled_layout_, hits, counts,

@@ -26,14 +26,20 @@ __device__ __forceinline__ void emit_one(bool hit, float power, long long rk, in
   }
 }
 
+/// Whether any valid lane of the warp has a value above `cut` in any row (every lane takes part).
+template <int Rows>
+__device__ __forceinline__ bool warp_any_over(const float (&acc)[Rows], float cut, bool valid) {
+  bool any = false;
+#pragma unroll
+  for (int r = 0; r < Rows; ++r) any = any || acc[r] > cut;
+  return __ballot_sync(0xffffffffU, valid && any) != 0;
+}
+
 template <int Rows>
 __device__ __forceinline__ void emit_hits(const float (&acc)[Rows], int stage, float cut, long long rk, bool valid,
                                           int zi0, int numz, DeviceHit* __restrict__ hits,
                                           unsigned long long* __restrict__ count, unsigned long long capacity) {
-  bool any = false;
-#pragma unroll
-  for (int r = 0; r < Rows; ++r) any = any || acc[r] > cut;
-  if (__ballot_sync(0xffffffffU, valid && any) == 0) return;  // the common case: one vote a stage
+  if (!warp_any_over(acc, cut, valid)) return;  // the common case: one vote a stage
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
     emit_one(valid && zi0 + r < numz && acc[r] > cut, acc[r], rk, zi0 + r, stage, hits, count, capacity);

@@ -32,6 +32,7 @@
 
 #include "accel/accel_kernels.hpp"
 #include "accel/harmonic_hits.cuh"
+#include "accel/harmonic_terms.cuh"
 #include "accel/plane_io.cuh"
 
 namespace fastpsr::cuda::accel {
@@ -130,11 +131,10 @@ __device__ __forceinline__ float2 exact_pair(const P* own, long long rk, bool se
   float e0 = PlaneIo<P>::load(own + rk);
   float e1 = second ? PlaneIo<P>::load(own + rk + 1) : 0.0F;
   for (int t = 0; t < (1 << s) - 1; ++t) {
-    const int ts = 32 - __clz(t + 1);
-    const int th = 2 * (t + 1 - (1 << (ts - 1))) + 1;
+    const SumTerm term = sum_term(t);
     const P* w = reinterpret_cast<const P*>(window + offsets[t * offset_stride]);
-    e0 = PipeValue<P>::add(e0, w[window_column(first_lo, base_lo, th, ts, my, kPer16)]);
-    e1 = PipeValue<P>::add(e1, w[window_column(first_lo, base_lo, th, ts, my + 1U, kPer16)]);
+    e0 = PipeValue<P>::add(e0, w[window_column(first_lo, base_lo, term.harmonic, term.stage, my, kPer16)]);
+    e1 = PipeValue<P>::add(e1, w[window_column(first_lo, base_lo, term.harmonic, term.stage, my + 1U, kPer16)]);
   }
   return make_float2(e0, e1);
 }
@@ -190,12 +190,11 @@ __device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int
 
   // The band's tables, once: rows of each term and where the top rows' sub-harmonic rows lie.
   for (int t = tid; t < terms; t += threads) {
-    const int s = 32 - __clz(t + 1);
-    const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
+    const SumTerm term = sum_term(t);
     const int* rows_of_term = sub_zi + t * g.numz;
     const int row0 = __ldg(rows_of_term + z_first);
     const int rows = __ldg(rows_of_term + z_last) - row0 + 1;
-    const int pitch = pipe_pitch(threads, Step, h, s, kPer16);
+    const int pitch = pipe_pitch(threads, Step, term.harmonic, term.stage, kPer16);
     if (rows * pitch > layout.offset[t + 1] - layout.offset[t]) __trap();  // host layout wrong
     term_row0[t] = row0;
     term_rows[t] = rows;
@@ -223,9 +222,8 @@ __device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int
   }
   __syncthreads();
   for (int t = 0; t < terms; ++t) {
-    const int s = 32 - __clz(t + 1);
-    const int h = 2 * (t + 1 - (1 << (s - 1))) + 1;
-    const int pitch = pipe_pitch(threads, Step, h, s, kPer16);
+    const SumTerm term = sum_term(t);
+    const int pitch = pipe_pitch(threads, Step, term.harmonic, term.stage, kPer16);
     for (int j = tid; j < term_rows[t]; j += threads) {
       list[term_first[t] + j] =
           make_int2((layout.offset[t] + j * pitch) * static_cast<int>(sizeof(P)), (term_row0[t] + j) | (t << 16));
@@ -246,9 +244,8 @@ __device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int
       const int2 e = list[q];
       const int t = e.y >> 16;
       const int row = e.y & 0xffff;
-      const int s = 32 - __clz(t + 1);
+      const auto [s, h] = sum_term(t);
       const int H = 1 << s;
-      const int h = 2 * (t + 1 - (H >> 1)) + 1;
       const long long c0 = (r_first * h + (H >> 1)) >> s;
       const long long c1 = ((r_last * h + (H >> 1)) >> s) + (Step - 1);
       const long long column = c0 - g.plane_base;
@@ -302,11 +299,8 @@ __device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int
         emit_hits(bound, s, g.powcut[s], rk, valid, z_first, g.numz, my_hits, my_count, capacity);
       } else {
         const float cut = g.powcut[s];
-        bool any = false;
-#pragma unroll
-        for (int r = 0; r < Rows; ++r) any = any || bound[r] > cut;
-        if (__ballot_sync(0xffffffffU, valid && any) == 0) return;  // the common case: one vote a stage
-          // r a constant (unrolled): the bounds stay in registers.
+        if (!warp_any_over(bound, cut, valid)) return;  // the common case: one vote a stage
+                                                        // r a constant (unrolled): the bounds stay in registers.
 #pragma unroll
         for (int r = 0; r < Rows; ++r) {
           const bool over = valid && z_first + r < g.numz && bound[r] > cut;
@@ -337,7 +331,7 @@ __device__ __forceinline__ void pipe_sums(const P* __restrict__ plane, const int
       if (s >= g.stages) break;
 #pragma unroll
       for (int h = 1; h < (1 << s); h += 2) {
-        const int t = (1 << (s - 1)) - 1 + (h - 1) / 2;
+        const int t = sum_term_index(s, h);
         const unsigned char* w =
             window + window_column(first_lo, base_lo, h, s, my, kPer16) * static_cast<unsigned>(sizeof(P));
         int offsets[Rows];

@@ -18,6 +18,7 @@
 
 #include "accel/accel_kernels.hpp"
 #include "accel/harmonic_hits.cuh"
+#include "accel/harmonic_terms.cuh"
 #include "accel/plane_io.cuh"
 
 namespace fastpsr::cuda::accel {
@@ -69,11 +70,10 @@ __global__ void harmonic_sum_tiled_kernel(const P* __restrict__ plane, const int
   const P* pl = plane + blockIdx.y * g.plane_stride;
   const int terms = (1 << (g.stages - 1)) - 1;
 
-  // The windows: term t is odd h of stage s, t = 2^(s-1) - 1 + (h - 1) / 2.
+  // The windows: term t is odd h of stage s (harmonic_terms.cuh).
   for (int t = tid; t < terms; t += threads) {
-    const int s = 32 - __clz(t + 1);
+    const auto [s, h] = sum_term(t);
     const int H = 1 << s;
-    const int h = 2 * (t + 1 - (H >> 1)) + 1;
     const int* rows_of_term = sub_zi + t * g.numz;
     const long long c0 = (r_first * h + (H >> 1)) >> s;
     const int width = static_cast<int>(((r_last * h + (H >> 1)) >> s) - c0 + 1);

@@ -115,6 +115,8 @@ struct AccelGpuSettings {
   int overlap = 0;            ///< 1: a group's correlation overlaps the previous group's harmonic sums
   std::int64_t block_rk = 0;  ///< rk a block of the block search; settings(): 0 = the whole plane
   int rescore_tasks = 0;      ///< plane=f16bound: (segment, pair) tasks a re-scoring chunk; 0: 128 MiB of rows
+  /// rk a thread of the pipe kernel sums at a time: 2 with hs_pair=1, else 1.
+  [[nodiscard]] int pipe_rk_step() const noexcept { return hs_pair == 1 ? 2 : 1; }
 };
 
 /// Parses the --gpu-config keys above (device limits are checked by make_fdot_searcher).
