@@ -78,7 +78,10 @@ std::string IfCombiner::describe() const {
 std::size_t IfCombiner::read_float(float* dst, std::size_t n) {
   const auto nchans = static_cast<std::size_t>(header_.nchans);
   const std::size_t in_values = nchans * static_cast<std::size_t>(nifs_);
-  // A bounded piece at a time: the caller's n may be large (a whole gulp).
+  // A bounded piece at a time, never beyond the data (the caller's n may be a whole gulp).
+  if (const auto total = source_->nsamples()) {
+    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, *total - std::min(*total, source_->position())));
+  }
   const std::size_t piece = std::max<std::size_t>(1, (std::size_t{1} << 18) / in_values);
   std::size_t done = 0;
   while (done < n) {
@@ -101,6 +104,9 @@ std::size_t IfCombiner::read_float(float* dst, std::size_t n) {
 }
 
 std::unique_ptr<FilterbankReader> combine_ifs(std::unique_ptr<FilterbankReader> reader, const IfChoice& choice) {
+  // A file with no whole sample is left as it is, for its reader's own message (its header may
+  // claim spectra too large to buffer).
+  if (reader->nsamples() == std::optional<std::uint64_t>(0)) return reader;
   if (reader->header().nifs == 1) {
     if (choice.mode == IfChoice::Mode::one && choice.index > 0) {
       throw Error(ErrorCode::invalid_argument, fmt::format("--if {}: the data have one IF (0)", choice.index),

@@ -24,8 +24,6 @@ SigprocFloatView::SigprocFloatView(std::unique_ptr<SpectraSource> spectra)
   header_bytes_ = encode_sigproc_header(header_);
   header_.header_bytes = header_bytes_.size();
   values_per_sample_ = static_cast<std::uint64_t>(header_.nchans) * static_cast<std::uint64_t>(header_.nifs);
-  const std::size_t per_read = std::max<std::size_t>(1, kViewBytes / (values_per_sample_ * sizeof(float)));
-  samples_.resize(per_read * values_per_sample_);
 }
 
 std::optional<std::uint64_t> SigprocFloatView::size() const {
@@ -49,6 +47,12 @@ std::size_t SigprocFloatView::read_some(void* dst, std::size_t n) {
     return k;
   }
   if (samples_pos_ == samples_bytes_) {
+    // Allocated at the first read, not before: a header may claim huge spectra over no data, and
+    // the reader of the view refuses those (no whole sample) before it reads.
+    if (samples_.empty()) {
+      const std::size_t per_read = std::max<std::size_t>(1, kViewBytes / (values_per_sample_ * sizeof(float)));
+      samples_.resize(per_read * values_per_sample_);
+    }
     const std::size_t got = spectra_->read_float(samples_.data(), samples_.size() / values_per_sample_);
     samples_bytes_ = got * values_per_sample_ * sizeof(float);
     samples_pos_ = 0;

@@ -20,7 +20,7 @@ h = tok("HEADER_START") + tok("data_type") + struct.pack("<i", 1)
 for k in ("fch1", "foff", "tstart", "tsamp"):
     h += tok(k) + struct.pack("<d", d[k])
 h += tok("nchans") + struct.pack("<i", nchans) + tok("nbits") + struct.pack("<i", 8)
-h += tok("nifs") + struct.pack("<i", 1) + tok("HEADER_END")
+h += tok("nifs") + struct.pack("<i", int(d.get("nifs", 1))) + tok("HEADER_END")
 open(out, "wb").write(h + bytes(i % 251 for i in range(nbytes)))
 PY
 }
@@ -32,6 +32,10 @@ mkdir out
 expect_exit 1 "dedisp: error: huge.fil: the data hold no whole sample (268435456 channels of 8 bits" \
   bash -c "$(address_limit 1000000) && timeout 60 '$bin/dedisp' huge.fil --device cpu --dm 5 -o out/x"
 check "nothing written: $(ls -A out)" test -z "$(ls -A out)"
+# The same with two IFs (read through the IF sum since --if): the same message, as little memory.
+fil huge2.fil 134217728 1000 nifs=2
+expect_exit 1 "dedisp: error: huge2.fil: the data hold no whole sample (134217728 channels of 8 bits each, 2 IFs)" \
+  bash -c "$(address_limit 1000000) && timeout 60 '$bin/dedisp' huge2.fil --device cpu --dm 5 -o out/x"
 # A --start past the end of a short file: refused the same way, naming --start.
 fil small.fil 16 1600
 expect_exit 2 "dedisp: error: small.fil: --start 100: the input holds only 100 samples" \
