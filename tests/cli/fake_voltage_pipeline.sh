@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# End to end: fake-pulsar --voltages | ppf | dedisp | accelsearch finds the injected pulsar at its
+# End to end: fake-pulsar --voltages, ppf, dedisp, accelsearch finds the injected pulsar at its
 # period and PRESTO z (with z's sign), and only at the right DM (the sweep, 7.8 ms across the
 # band, is longer than the 4.8 ms period).
 set -euo pipefail
@@ -14,7 +14,12 @@ cd "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$bin/fake-pulsar" --voltages --freq 400 --bw 2 --npol 2 --tobs 12 --period 4.8372 --dm 30 --width 5 \
-    --profile vonmises --z -10 --fold-snr 30 --seed 5 | "$bin/ppf" -q -C 64 --nint 4 --device cpu - -o v.fil
+    --profile vonmises --z -10 --fold-snr 30 --seed 5 | tee v.raw | "$bin/ppf" -q -C 64 --nint 4 --device cpu - -o v.fil
+# Full Stokes: four IFs, of which dedisp --if 0 takes I, the very series of --detect I.
+"$bin/ppf" -q -C 64 --nint 4 --device cpu --detect IQUV v.raw -o iquv.fil
+"$bin/dedisp" -q v.fil -d 30 -o i.tim
+"$bin/dedisp" -q iquv.fil --if 0 -d 30 -o iquv_i.tim
+cmp -s i.tim iquv_i.tim || fail "dedisp --if 0 of the IQUV filterbank differs from the Stokes I filterbank's series"
 "$bin/dedisp" -q v.fil --dm 30 --format dat -o v
 "$bin/dedisp" -q v.fil --dm 0 --format dat -o v
 "$bin/accelsearch" -q --zmax 20 --numharm 8 --device cpu v_DM30.00.dat v_DM0.00.dat -o cands
