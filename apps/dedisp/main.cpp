@@ -29,6 +29,7 @@
 #include "fastpsr/dedisp_subbands.hpp"
 #include "fastpsr/dm_plan.hpp"
 #include "fastpsr/error.hpp"
+#include "fastpsr/file_sequence.hpp"
 #include "fastpsr/filterbank.hpp"
 #include "fastpsr/host_memory.hpp"
 #include "fastpsr/if_choice.hpp"
@@ -55,6 +56,7 @@ constexpr const char* kExamples = R"(Examples:
   dedisp obs.fil --dm-plan show --dm-max 2000        print the automatic plan as a table
   dedisp obs.fil -d 56.7 > obs.tim                   one DM, SIGPROC .tim on stdout (dedisperse style)
   dedisp obs.sf --dm 0:100:0.5 -o out/obs            search-mode PSRFITS, read as float32 intensity
+  dedisp puppi_*_000[1-4].fits --dm 0:100:0.5 -o out/obs   one observation in four files, read as one
   cat obs.fil | dedisp - --dm 0:100:1 --format tim-stream | accelsearch -
   dedisp obs.fil --dm-list dms.txt --kill-chans 0:40,800:823 --baseline median:4096 -o out/obs
   dedisp obs.fil -d 474 --baseline sigproc --delay-model sigproc -o frb.tim   as SIGPROC dedisperse
@@ -129,8 +131,9 @@ struct Options {
 
 void add_options(CLI::App& app, Options& o) {
   app.add_option("input", o.inputs,
-                 "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin; or the files of a PRESTO "
-                 "subband set (obs_DM30.00.sub??, written by prepsubband -sub or --format sub)")
+                 "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin; several such files of one "
+                 "observation, in time order and without gaps (a recorder's split output), read as one; or the "
+                 "files of a PRESTO subband set (obs_DM30.00.sub??, written by prepsubband -sub or --format sub)")
       ->required();
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);
@@ -773,14 +776,6 @@ int run(int argc, char** argv) {
   // first, which would give the default output root).
   const auto first_sub = std::find_if(o.inputs.begin(), o.inputs.end(), is_presto_subband_name);
   o.input = subband_input && first_sub != o.inputs.end() ? *first_sub : o.inputs.front();
-  if (o.inputs.size() > 1 && !subband_input) {
-    std::string extra;
-    for (std::size_t i = 1; i < o.inputs.size(); ++i) extra += (i > 1 ? " " : "") + o.inputs[i];
-    usage_error(
-        fmt::format("not expected: {} (one input is read: a filterbank, or the files of one PRESTO subband "
-                    "set, obs_DM30.00.sub00 ...)",
-                    extra));
-  }
   if (o.runavg && !subband_input) usage_error("--runavg is for PRESTO subband input (.sub files), as prepsubband's");
   PhaseTimes times;
   if (o.nobaseline) o.baseline = "none";
@@ -840,16 +835,22 @@ int run(int argc, char** argv) {
     if (if_choice.mode != IfChoice::Mode::automatic) {
       usage_error("--if does not go with PRESTO subband input: its subbands hold one IF");
     }
+  } else if (o.inputs.size() > 1) {
+    // Several files of one observation, in time order (a recorder's split output).
+    source = open_sigproc_sequence(o.inputs, fits_scaling, if_choice);
   } else {
     source = open_sigproc_source(o.input, fits_scaling, if_choice);
   }
   bool is_psrfits = false;
   int psrfits_nsblk = 0;  // spectra a row: PRESTO's reads of a PSRFITS file (--start-rounding)
   if (const auto* view = dynamic_cast<const SigprocFloatView*>(source.get())) {
-    if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) {
-      set_inf_fields_from_psrfits(fits->info(), inf_fields);
+    const PsrfitsInfo* info = nullptr;
+    if (const auto* fits = dynamic_cast<const PsrfitsReader*>(&view->spectra())) info = &fits->info();
+    if (const auto* files = dynamic_cast<const PsrfitsSequence*>(&view->spectra())) info = &files->info();
+    if (info != nullptr) {
+      set_inf_fields_from_psrfits(*info, inf_fields);
       is_psrfits = true;
-      psrfits_nsblk = fits->info().nsblk;
+      psrfits_nsblk = info->nsblk;
     }
   }
   if (!is_psrfits && !fits_scaling.all()) {

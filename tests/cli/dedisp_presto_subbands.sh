@@ -189,7 +189,7 @@ expect_exit 2 "add --downsample-mean" "$bin/dedisp" f.fil -d 150 --subbands 8 --
 expect_exit 2 "does not apply to PRESTO subband input" "$bin/dedisp" a_DM150.00.sub? -d 150 --delay-model sigproc -o x
 expect_exit 2 "--delay-model presto" "$bin/dedisp" f.fil -d 150 --subbands 8 --format sub --delay-model sigproc -o x
 expect_exit 2 "--runavg is for PRESTO subband input" "$bin/dedisp" f.fil -d 150 --runavg -o x
-expect_exit 2 "not expected: f.fil (one input is read" "$bin/dedisp" f.fil f.fil -d 150 -o x
+expect_exit 1 "f.fil: starts at sample 0 of the observation" "$bin/dedisp" f.fil f.fil -d 150 -o x
 expect_exit 2 "-sub with subband input" "$shims/prepsubband" -sub -subdm 150 -o x p_DM150.00.sub??
 expect_exit 2 "DM trials do not go with it" "$shims/prepsubband" -sub -subdm 150 --dm 0:10:1 -o x f.fil
 check "no output from a refused run" test -z "$(ls x* 2>/dev/null)"

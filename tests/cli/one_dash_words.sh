@@ -32,6 +32,6 @@ expect_exit 2 "unknown option '--bogus'" "$bin/dedisp" f.fil -d 30 --bogus=3
 expect_exit 2 "no subcommand given: one of dedisp, accel, ppf" "$bin/tune"
 expect_exit 2 "no input given: SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin" bash -c "'$bin/dedisp' </dev/null"
 # An option of one value given twice takes the last: repeated_options.sh.
-# A stray positional argument keeps CLI11's message, which names it.
-expect_exit 2 "not expected: extra" "$bin/dedisp" f.fil -d 30 extra
+# A stray word is taken as a second input file (several files are one observation), and named.
+expect_exit 1 "extra: cannot open for reading" "$bin/dedisp" f.fil -d 30 extra
 exit $fail

@@ -146,13 +146,15 @@ refused() {
   [ $rc = 2 ] || fail "$*: status $rc"
   [ ! -s out.txt ] || fail "$*: wrote to stdout"
 }
-# One input file (PRESTO concatenates several) and -o required, as in PRESTO; nothing written.
-refused prepsubband -lodm 30 -numdms 1 -nobary -o two f.fil f.fil
-grep -q "prepsubband (fastpsr): error: .*one input file" err.txt || fail "prepsubband, 2 inputs: $(cat err.txt)"
-[ ! -e two_DM30.00.dat ] || fail "prepsubband with 2 inputs wrote output"
-refused prepdata -dm 30 -nobary -o two f.fil f.fil
-grep -q "prepdata (fastpsr): error: .*one input file" err.txt || fail "prepdata, 2 inputs: $(cat err.txt)"
-[ ! -e two.dat ] || fail "prepdata with 2 inputs wrote output"
+# Several input files are one observation (dedisp_file_sequence.sh): the same file twice overlaps
+# itself and is refused by dedisp (status 1), naming it; nothing written. -o is required, as in PRESTO.
+set +e
+prepsubband -lodm 30 -numdms 1 -nobary -o two f.fil f.fil > out.txt 2> err.txt
+rc=$?
+set -e
+[ $rc = 1 ] || fail "prepsubband f.fil f.fil: status $rc"
+grep -q "prepsubband (fastpsr): error: f.fil: .*an overlap of" err.txt || fail "prepsubband, 2 inputs: $(cat err.txt)"
+[ ! -e two_DM30.00.dat ] || fail "prepsubband with 2 overlapping inputs wrote output"
 refused prepsubband -lodm 30 -numdms 1 -nobary f.fil
 grep -q "prepsubband (fastpsr): error: -o" err.txt || fail "prepsubband without -o: $(cat err.txt)"
 refused prepdata -dm 30 -nobary f.fil

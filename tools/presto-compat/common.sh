@@ -19,16 +19,16 @@ shim_help() {
   echo "usage: $2"
   echo "What each flag does here, and what is refused: man fastpsr-presto-compat; $1's own options: $1 --help"
 }
-# A command line the shim cannot run (one input file, -o required): status 2, nothing written.
+# A command line the shim cannot run (-o missing, an option it cannot honour): status 2, nothing written.
 refuse() {
   echo "$shim (fastpsr): error: $*" >&2
   exit 2
 }
-# What prepsubband and prepdata need before dedisp runs: check_presto_command ROOT NOBARY NINPUTS.
-# PRESTO requires -o (clig -m) and concatenates several input files, which dedisp does not; it
-# barycentres unless -nobary, which dedisp never does: said, but run.
+# What prepsubband and prepdata need before dedisp runs: check_presto_command ROOT NOBARY.
+# PRESTO requires -o (clig -m); it barycentres unless -nobary, which dedisp never does: said, but
+# run. Several input files are one observation in time order, for dedisp as for PRESTO (dedisp
+# refuses a gap between them, which PRESTO fills with zeros).
 check_presto_command() {
-  [ "$3" -le 1 ] || refuse "$3 input files: one input file is supported (PRESTO concatenates several)"
   [ -n "$1" ] || refuse "-o <root> is required"
   [ -n "$2" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
     "these series are topocentric (as with -nobary; the .inf says Barycentered? = 0)" >&2

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// Several files of one observation, in time order, read as one (a recorder that splits its
+/// output, as PUPPI/GUPPI and many search backends do; PRESTO's tools take such lists). The
+/// files must describe the same data (channels, bits, IFs or polarisations, sample time) and
+/// follow each other without a gap: file k starts at PRESTO's sample round((tstart_k -
+/// tstart_0) x 86400 / tsamp), which must equal the samples of the files before it. A gap
+/// (PRESTO pads it with zeros) or an overlap is refused, naming both files and the samples.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fastpsr/byte_stream.hpp"
+#include "fastpsr/if_choice.hpp"
+#include "fastpsr/psrfits.hpp"
+#include "fastpsr/sigproc.hpp"
+#include "fastpsr/spectra_source.hpp"
+
+namespace fastpsr {
+
+/// Throws Error(format) naming `name` unless a file starting at MJD `tstart` follows `before`
+/// samples that started at MJD `tstart0` (PRESTO's rounding of the start to a sample).
+void check_follows(const std::string& name, const std::string& previous, double tstart0, double tstart, double tsamp_s,
+                   std::uint64_t before);
+
+/// SIGPROC filterbanks as the bytes of one: the first file's header (its nsamples, if it has
+/// one, made the total), then the whole samples of every file in turn, packed as they are.
+/// Checks every file's header and length at construction; opens one file at a time.
+class FilterbankSequence final : public ByteSource {
+ public:
+  explicit FilterbankSequence(const std::vector<std::string>& paths);
+  [[nodiscard]] std::optional<std::uint64_t> size() const override;
+
+ protected:
+  std::size_t read_some(void* dst, std::size_t n) override;
+  bool seek_forward(std::uint64_t n) override;
+
+ private:
+  struct Part {
+    std::string path;
+    std::uint64_t header_bytes = 0;
+    std::uint64_t data_bytes = 0;  // whole samples only
+  };
+  bool open_next();  // the next part with data left, positioned at its first data byte
+  std::vector<Part> parts_;
+  std::vector<std::uint8_t> header_;
+  std::size_t header_pos_ = 0;
+  std::size_t part_ = 0;                 // the part open (or next to open)
+  std::unique_ptr<ByteSource> current_;  // parts_[part_] when open
+  std::uint64_t left_ = 0;               // data bytes of the open part not yet served
+};
+
+/// Search-mode PSRFITS files as one SpectraSource: each file's spectra in turn, each read by its
+/// own PsrfitsReader (one open at a time), with the first file's header and description.
+class PsrfitsSequence final : public SpectraSource {
+ public:
+  PsrfitsSequence(const std::vector<std::string>& paths, PsrfitsScaling scaling, IfChoice pols);
+
+  [[nodiscard]] const SigprocHeader& header() const noexcept override { return header_; }
+  [[nodiscard]] const std::string& name() const noexcept override { return paths_.front(); }
+  [[nodiscard]] std::optional<std::uint64_t> nsamples() const noexcept override { return total_; }
+  [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
+  std::size_t read_float(float* dst, std::size_t n) override;
+  std::uint64_t skip(std::uint64_t n) override;
+  /// The first file's description (source, epoch, backend, rows: for the .inf files).
+  [[nodiscard]] const PsrfitsInfo& info() const noexcept { return info_; }
+
+ private:
+  bool advance();  // opens the next file when the current one is spent; false after the last
+  std::vector<std::string> paths_;
+  std::vector<std::uint64_t> counts_;  // samples of each file
+  PsrfitsScaling scaling_;
+  IfChoice pols_;
+  SigprocHeader header_;
+  PsrfitsInfo info_;
+  std::uint64_t total_ = 0;
+  std::uint64_t position_ = 0;
+  std::size_t file_ = 0;
+  std::uint64_t used_ = 0;  // samples of the current file handed out or skipped
+  std::unique_ptr<PsrfitsReader> current_;
+};
+
+/// `paths` (two or more, in time order; not stdin) for a SIGPROC reader, as open_sigproc_source
+/// opens one: SIGPROC filterbanks through a FilterbankSequence, PSRFITS files through a
+/// PsrfitsSequence behind a SigprocFloatView. Mixed formats are refused.
+std::unique_ptr<ByteSource> open_sigproc_sequence(const std::vector<std::string>& paths, PsrfitsScaling scaling,
+                                                  IfChoice pols);
+
+}  // namespace fastpsr

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// Several files of one observation read as one (dedisp a.fil b.fil c.fil): a filterbank or a
+// PSRFITS file cut into consecutive parts reads back as the whole, byte for byte and value for
+// value, from the start or after skips across the parts; gaps, overlaps, other data and mixed
+// formats are refused, naming the file.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fastpsr/bitpack.hpp"
+#include "fastpsr/error.hpp"
+#include "fastpsr/file_sequence.hpp"
+#include "fastpsr/filterbank.hpp"
+#include "fastpsr/psrfits.hpp"
+#include "format_test_helpers.hpp"
+#include "support/test_support.hpp"
+
+using namespace fastpsr;
+
+namespace {
+
+void write_file(const std::filesystem::path& p, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::uint8_t> read_bytes(ByteSource& s) {
+  std::vector<std::uint8_t> out;
+  std::vector<std::uint8_t> buf(777);
+  for (;;) {
+    const std::size_t got = s.read(buf.data(), buf.size());
+    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got));
+    if (got < buf.size()) break;
+  }
+  return out;
+}
+
+std::vector<float> read_floats(SpectraSource& s, std::size_t piece) {
+  const auto nchans = static_cast<std::size_t>(s.header().nchans);
+  std::vector<float> out;
+  std::vector<float> buf(piece * nchans);
+  for (;;) {
+    const std::size_t got = s.read_float(buf.data(), piece);
+    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchans));
+    if (got < piece) break;
+  }
+  return out;
+}
+
+template <class F>
+void expect_error(F&& f, const std::string& fragment, const std::string& path) {
+  try {
+    f();
+    FAIL("no error for: " << fragment);
+  } catch (const Error& e) {
+    CHECK(e.path() == path);
+    CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+  }
+}
+
+// A 4-bit filterbank of `n` random samples starting at MJD `tstart`, with an nsamples key.
+struct Fil {
+  SigprocHeader h;
+  std::vector<std::uint8_t> data;  // packed
+};
+
+Fil random_fil(std::size_t n, std::mt19937_64& rng) {
+  Fil f;
+  f.h = test::small_fil_header();
+  f.h.nbits = 4;
+  f.h.tstart = 60000.25;
+  f.h.nsamples = static_cast<std::int32_t>(n);
+  f.h.keys = sigproc_filterbank_keys(f.h);
+  f.h.add_key("nsamples");
+  std::uniform_int_distribution<int> d(0, 255);
+  f.data.resize(n * f.h.bytes_per_sample());
+  for (auto& b : f.data) b = static_cast<std::uint8_t>(d(rng));
+  return f;
+}
+
+// Part [first, first + count) of `f` as a file of its own, its tstart moved by `shift` samples
+// more than its place says.
+std::vector<std::uint8_t> part(const Fil& f, std::size_t first, std::size_t count, long shift = 0) {
+  SigprocHeader h = f.h;
+  h.tstart = f.h.tstart + (static_cast<double>(first) + static_cast<double>(shift)) * f.h.tsamp / 86400.0;
+  h.nsamples = static_cast<std::int32_t>(count);
+  auto bytes = encode_sigproc_header(h);
+  const std::size_t bps = f.h.bytes_per_sample();
+  bytes.insert(bytes.end(), f.data.begin() + static_cast<std::ptrdiff_t>(first * bps),
+               f.data.begin() + static_cast<std::ptrdiff_t>((first + count) * bps));
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("file sequence: consecutive filterbanks read as the whole file, from the start and after skips") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  test::TempDir dir;
+  const Fil f = random_fil(1000, rng);
+  SigprocHeader whole_header = f.h;
+  auto whole = encode_sigproc_header(whole_header);
+  whole.insert(whole.end(), f.data.begin(), f.data.end());
+  const std::vector<std::pair<std::size_t, std::size_t>> cuts{{0, 300}, {300, 1}, {301, 499}, {800, 200}};
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    paths.push_back((dir / ("p" + std::to_string(i) + ".fil")).string());
+    write_file(paths.back(), part(f, cuts[i].first, cuts[i].second));
+  }
+  FilterbankSequence seq(paths);
+  CHECK(seq.size() == std::optional<std::uint64_t>(whole.size()));
+  CHECK(read_bytes(seq) == whole);  // the first header with nsamples 1000, then every sample
+
+  for (std::uint64_t skip : {0, 1, 299, 300, 301, 799, 800, 999, 1000}) {
+    CAPTURE(skip);
+    FilterbankReader r(std::make_unique<FilterbankSequence>(paths));
+    CHECK(r.nsamples() == std::optional<std::uint64_t>(1000));
+    CHECK(r.skip(skip) == skip);
+    std::vector<std::uint8_t> rest((1000 - skip) * f.h.bytes_per_sample() + 5);
+    CHECK(r.read_packed(rest.data(), 1000) == 1000 - skip);
+    rest.resize((1000 - skip) * f.h.bytes_per_sample());
+    CHECK(std::equal(rest.begin(), rest.end(), f.data.begin() + static_cast<std::ptrdiff_t>(skip * 4)));
+  }
+}
+
+TEST_CASE("file sequence: gaps, overlaps and other data are refused, naming the file") {
+  std::mt19937_64 rng(11);
+  test::TempDir dir;
+  const Fil f = random_fil(100, rng);
+  const auto a = (dir / "a.fil").string();
+  const auto b = (dir / "b.fil").string();
+  write_file(a, part(f, 0, 50));
+  write_file(b, part(f, 50, 50, 3));
+  expect_error([&] { FilterbankSequence s({a, b}); }, "where " + a + " ends at sample 50: a gap of 3 samples", b);
+  write_file(b, part(f, 50, 50, -2));
+  expect_error([&] { FilterbankSequence s({a, b}); }, "an overlap of 2 samples", b);
+  Fil g = f;
+  g.h.nchans = 16;
+  g.h.keys = sigproc_filterbank_keys(g.h);
+  write_file(b, part(g, 25, 25));
+  expect_error([&] { FilterbankSequence s({a, b}); }, "not the same data as " + a + ": 16 channels, not 8", b);
+  g = f;
+  g.h.foff = -2.0;
+  write_file(b, part(g, 50, 50));
+  expect_error([&] { FilterbankSequence s({a, b}); }, "foff -2 MHz", b);
+  expect_error([&] { FilterbankSequence s({a, "-"}); }, "stdin cannot be one of several input files", "-");
+}
+
+namespace {
+
+// A PSRFITS file of `rows` rows starting `first_row` rows into the observation (STT_OFFS moved).
+test::FakePsrfits psrfits_part(const test::FakePsrfits& whole, int first_row, int rows, double shift_s = 0.0) {
+  test::FakePsrfits p = whole;
+  p.nrows = rows;
+  p.stt_offs_s = whole.stt_offs_s + first_row * whole.nsblk * whole.tbin_s + shift_s;
+  const std::size_t per_row = static_cast<std::size_t>(whole.nsblk) * whole.npol * whole.nchan;
+  p.raw.assign(whole.raw.begin() + static_cast<std::ptrdiff_t>(first_row * per_row),
+               whole.raw.begin() + static_cast<std::ptrdiff_t>((first_row + rows) * per_row));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("file sequence: consecutive PSRFITS files read as the whole file") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  test::TempDir dir;
+  test::FakePsrfits f;
+  f.nbits = 8;
+  f.npol = 2;
+  f.pol_type = "AABB";
+  f.nchan = 4;
+  f.nsblk = 8;
+  f.nrows = 7;
+  f.freqs_mhz = {1400.0, 1399.0, 1398.0, 1397.0};
+  std::uniform_int_distribution<int> d(0, 255);
+  for (int i = 0; i < f.nrows * f.nsblk * f.npol * f.nchan; ++i) f.raw.push_back(d(rng));
+  PsrfitsReader whole(memory_source(f.encode(), "whole.sf"));
+  const auto want = read_floats(whole, 5);
+  std::vector<std::string> paths;
+  for (const auto& [first, rows] : std::vector<std::pair<int, int>>{{0, 2}, {2, 1}, {3, 4}}) {
+    paths.push_back((dir / ("p" + std::to_string(first) + ".sf")).string());
+    write_file(paths.back(), psrfits_part(f, first, rows).encode());
+  }
+  for (std::size_t piece : {1, 3, 8, 100}) {
+    PsrfitsSequence seq(paths, {}, {});
+    CHECK(seq.nsamples() == std::optional<std::uint64_t>(56));
+    CHECK(seq.header().tstart == doctest::Approx(whole.header().tstart).epsilon(1e-15));
+    CHECK(read_floats(seq, piece) == want);
+  }
+  for (std::uint64_t skip : {1, 16, 17, 24, 55, 56}) {
+    CAPTURE(skip);
+    PsrfitsSequence seq(paths, {}, {IfChoice::Mode::one, 1});
+    PsrfitsReader bb(memory_source(f.encode(), "whole.sf"), {}, {IfChoice::Mode::one, 1});
+    CHECK(seq.skip(skip) == skip);
+    CHECK(bb.skip(skip) == skip);
+    CHECK(read_floats(seq, 7) == read_floats(bb, 7));
+  }
+  // Through open_sigproc_sequence: a float32 filterbank of the same values.
+  FilterbankReader r(open_sigproc_sequence(paths, {}, {}));
+  CHECK(r.header().nbits == 32);
+  CHECK(read_floats(r, 9) == want);
+
+  // A row's worth of gap, and a SIGPROC file among PSRFITS files.
+  const auto gap = (dir / "gap.sf").string();
+  write_file(gap, psrfits_part(f, 3, 4, f.nsblk * f.tbin_s).encode());
+  expect_error([&] { PsrfitsSequence s({paths[0], paths[1], gap}, {}, {}); }, "a gap of 8 samples", gap);
+  const auto fil = (dir / "x.fil").string();
+  const Fil x = random_fil(10, rng);
+  write_file(fil, part(x, 0, 10));
+  expect_error(
+      [&] {
+        (void)open_sigproc_sequence({paths[0], fil}, {}, {});
+      },
+      "several input files must be of one format", fil);
+}
