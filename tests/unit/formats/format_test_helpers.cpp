@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "format_test_helpers.hpp"
 
+#include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+
+#include "support/test_support.hpp"
 
 namespace fastpsr::test {
 namespace {
@@ -198,6 +201,26 @@ std::vector<std::uint8_t> FakePsrfits::encode() const {
   table.resize((table.size() + 2879) / 2880 * 2880, 0);
   append(file, table);
   return file;
+}
+
+std::vector<float> read_all_float(SpectraSource& s, std::size_t piece) {
+  const auto nchans = static_cast<std::size_t>(s.header().nchans);
+  std::vector<float> out;
+  std::vector<float> buf(piece * nchans);
+  for (;;) {
+    const std::size_t got = s.read_float(buf.data(), piece);
+    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchans));
+    if (got < piece) return out;
+  }
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+void check_error(const std::function<void()>& f, const std::string& fragment, const std::string& path) {
+  const std::string e = error_of(f);
+  CHECK_MESSAGE((e.find(fragment) != std::string::npos && e.ends_with("[" + path + "]")), e);
 }
 
 }  // namespace fastpsr::test

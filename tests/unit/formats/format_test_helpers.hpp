@@ -3,12 +3,14 @@
 // Helpers for the format tests: a source that behaves like a pipe, a small SIGPROC header, and a
 // writer of small synthetic search-mode PSRFITS files whose every value the test chooses.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fastpsr/byte_stream.hpp"
 #include "fastpsr/sigproc.hpp"
+#include "fastpsr/spectra_source.hpp"
 
 namespace fastpsr::test {
 
@@ -46,6 +48,13 @@ struct FakePsrfits {
 
   [[nodiscard]] std::vector<std::uint8_t> encode() const;
 };
+
+/// Every sample `s` hands out, read `piece` samples at a time (nchans values each).
+std::vector<float> read_all_float(SpectraSource& s, std::size_t piece);
+/// The same bits, value for value.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b);
+/// Checks (doctest) that f throws fastpsr::Error saying `fragment` about the file `path`.
+void check_error(const std::function<void()>& f, const std::string& fragment, const std::string& path);
 
 /// A small SIGPROC filterbank header: 8 channels of 8 bits from 1400 MHz down by 1 MHz, 1 ms.
 inline SigprocHeader small_fil_header() {

@@ -23,11 +23,6 @@ using namespace fastpsr;
 
 namespace {
 
-void write_file(const std::filesystem::path& p, const std::vector<std::uint8_t>& bytes) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
 std::vector<std::uint8_t> read_bytes(ByteSource& s) {
   std::vector<std::uint8_t> out;
   std::vector<std::uint8_t> buf(777);
@@ -37,29 +32,6 @@ std::vector<std::uint8_t> read_bytes(ByteSource& s) {
     if (got < buf.size()) break;
   }
   return out;
-}
-
-std::vector<float> read_floats(SpectraSource& s, std::size_t piece) {
-  const auto nchans = static_cast<std::size_t>(s.header().nchans);
-  std::vector<float> out;
-  std::vector<float> buf(piece * nchans);
-  for (;;) {
-    const std::size_t got = s.read_float(buf.data(), piece);
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchans));
-    if (got < piece) break;
-  }
-  return out;
-}
-
-template <class F>
-void expect_error(F&& f, const std::string& fragment, const std::string& path) {
-  try {
-    f();
-    FAIL("no error for: " << fragment);
-  } catch (const Error& e) {
-    CHECK(e.path() == path);
-    CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos, e.what());
-  }
 }
 
 // A 4-bit filterbank of `n` random samples starting at MJD `tstart`, with an nsamples key.
@@ -110,7 +82,7 @@ TEST_CASE("file sequence: consecutive filterbanks read as the whole file, from t
   std::vector<std::string> paths;
   for (std::size_t i = 0; i < cuts.size(); ++i) {
     paths.push_back((dir / ("p" + std::to_string(i) + ".fil")).string());
-    write_file(paths.back(), part(f, cuts[i].first, cuts[i].second));
+    test::write_file(paths.back(), part(f, cuts[i].first, cuts[i].second));
   }
   FilterbankSequence seq(paths);
   CHECK(seq.size() == std::optional<std::uint64_t>(whole.size()));
@@ -134,21 +106,21 @@ TEST_CASE("file sequence: gaps, overlaps and other data are refused, naming the 
   const Fil f = random_fil(100, rng);
   const auto a = (dir / "a.fil").string();
   const auto b = (dir / "b.fil").string();
-  write_file(a, part(f, 0, 50));
-  write_file(b, part(f, 50, 50, 3));
-  expect_error([&] { FilterbankSequence s({a, b}); }, "where " + a + " ends at sample 50: a gap of 3 samples", b);
-  write_file(b, part(f, 50, 50, -2));
-  expect_error([&] { FilterbankSequence s({a, b}); }, "an overlap of 2 samples", b);
+  test::write_file(a, part(f, 0, 50));
+  test::write_file(b, part(f, 50, 50, 3));
+  test::check_error([&] { FilterbankSequence s({a, b}); }, "where " + a + " ends at sample 50: a gap of 3 samples", b);
+  test::write_file(b, part(f, 50, 50, -2));
+  test::check_error([&] { FilterbankSequence s({a, b}); }, "an overlap of 2 samples", b);
   Fil g = f;
   g.h.nchans = 16;
   g.h.keys = sigproc_filterbank_keys(g.h);
-  write_file(b, part(g, 25, 25));
-  expect_error([&] { FilterbankSequence s({a, b}); }, "not the same data as " + a + ": 16 channels, not 8", b);
+  test::write_file(b, part(g, 25, 25));
+  test::check_error([&] { FilterbankSequence s({a, b}); }, "not the same data as " + a + ": 16 channels, not 8", b);
   g = f;
   g.h.foff = -2.0;
-  write_file(b, part(g, 50, 50));
-  expect_error([&] { FilterbankSequence s({a, b}); }, "foff -2 MHz", b);
-  expect_error([&] { FilterbankSequence s({a, "-"}); }, "stdin cannot be one of several input files", "-");
+  test::write_file(b, part(g, 50, 50));
+  test::check_error([&] { FilterbankSequence s({a, b}); }, "foff -2 MHz", b);
+  test::check_error([&] { FilterbankSequence s({a, "-"}); }, "stdin cannot be one of several input files", "-");
 }
 
 namespace {
@@ -182,17 +154,17 @@ TEST_CASE("file sequence: consecutive PSRFITS files read as the whole file") {
   std::uniform_int_distribution<int> d(0, 255);
   for (int i = 0; i < f.nrows * f.nsblk * f.npol * f.nchan; ++i) f.raw.push_back(d(rng));
   PsrfitsReader whole(memory_source(f.encode(), "whole.sf"));
-  const auto want = read_floats(whole, 5);
+  const auto want = test::read_all_float(whole, 5);
   std::vector<std::string> paths;
   for (const auto& [first, rows] : std::vector<std::pair<int, int>>{{0, 2}, {2, 1}, {3, 4}}) {
     paths.push_back((dir / ("p" + std::to_string(first) + ".sf")).string());
-    write_file(paths.back(), psrfits_part(f, first, rows).encode());
+    test::write_file(paths.back(), psrfits_part(f, first, rows).encode());
   }
   for (std::size_t piece : {1, 3, 8, 100}) {
     PsrfitsSequence seq(paths, {}, {});
     CHECK(seq.nsamples() == std::optional<std::uint64_t>(56));
     CHECK(seq.header().tstart == doctest::Approx(whole.header().tstart).epsilon(1e-15));
-    CHECK(read_floats(seq, piece) == want);
+    CHECK(test::read_all_float(seq, piece) == want);
   }
   for (std::uint64_t skip : {1, 16, 17, 24, 55, 56}) {
     CAPTURE(skip);
@@ -200,21 +172,21 @@ TEST_CASE("file sequence: consecutive PSRFITS files read as the whole file") {
     PsrfitsReader bb(memory_source(f.encode(), "whole.sf"), {}, {IfChoice::Mode::one, 1});
     CHECK(seq.skip(skip) == skip);
     CHECK(bb.skip(skip) == skip);
-    CHECK(read_floats(seq, 7) == read_floats(bb, 7));
+    CHECK(test::read_all_float(seq, 7) == test::read_all_float(bb, 7));
   }
   // Through open_sigproc_sequence: a float32 filterbank of the same values.
   FilterbankReader r(open_sigproc_sequence(paths, {}, {}));
   CHECK(r.header().nbits == 32);
-  CHECK(read_floats(r, 9) == want);
+  CHECK(test::read_all_float(r, 9) == want);
 
   // A row's worth of gap, and a SIGPROC file among PSRFITS files.
   const auto gap = (dir / "gap.sf").string();
-  write_file(gap, psrfits_part(f, 3, 4, f.nsblk * f.tbin_s).encode());
-  expect_error([&] { PsrfitsSequence s({paths[0], paths[1], gap}, {}, {}); }, "a gap of 8 samples", gap);
+  test::write_file(gap, psrfits_part(f, 3, 4, f.nsblk * f.tbin_s).encode());
+  test::check_error([&] { PsrfitsSequence s({paths[0], paths[1], gap}, {}, {}); }, "a gap of 8 samples", gap);
   const auto fil = (dir / "x.fil").string();
   const Fil x = random_fil(10, rng);
-  write_file(fil, part(x, 0, 10));
-  expect_error(
+  test::write_file(fil, part(x, 0, 10));
+  test::check_error(
       [&] {
         (void)open_sigproc_sequence({paths[0], fil}, {}, {});
       },

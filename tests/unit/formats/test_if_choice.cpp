@@ -70,33 +70,6 @@ std::vector<float> reference(const MultiIf& m, int first, int count) {
   return out;
 }
 
-std::vector<float> read_all(SpectraSource& s, std::size_t piece) {
-  const auto nchans = static_cast<std::size_t>(s.header().nchans);
-  std::vector<float> out;
-  std::vector<float> buf(piece * nchans);
-  for (;;) {
-    const std::size_t got = s.read_float(buf.data(), piece);
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchans));
-    if (got < piece) break;
-  }
-  return out;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-template <class F>
-void expect_error(F&& f, const std::string& fragment, const std::string& path) {
-  try {
-    f();
-    FAIL("no error for: " << fragment);
-  } catch (const Error& e) {
-    CHECK(e.path() == path);
-    CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos, e.what());
-  }
-}
-
 }  // namespace
 
 TEST_CASE("if choice: auto, sum and IF numbers parse; anything else is named") {
@@ -132,14 +105,14 @@ TEST_CASE("if choice: summed or single IFs of every nbits match the reference, i
           IfCombiner combiner(std::make_unique<FilterbankReader>(test::pipe_source(encode(m), 5, "multi.fil")), choice);
           CHECK(combiner.header().nifs == 1);
           CHECK(combiner.header().nchans == 8);
-          CHECK(same_bits(read_all(combiner, piece), want));
+          CHECK(test::same_bits(test::read_all_float(combiner, piece), want));
           CHECK(combiner.position() == m.nsamples);
         }
         // Skipping whole samples, then reading, gives the rest.
         IfCombiner combiner(std::make_unique<FilterbankReader>(memory_source(encode(m), "multi.fil")), choice);
         CHECK(combiner.skip(10) == 10);
-        const auto rest = read_all(combiner, 7);
-        CHECK(same_bits(rest, std::vector<float>(want.begin() + 80, want.end())));
+        const auto rest = test::read_all_float(combiner, 7);
+        CHECK(test::same_bits(rest, std::vector<float>(want.begin() + 80, want.end())));
       }
     }
   }
@@ -154,7 +127,7 @@ TEST_CASE("if choice: combine_ifs reads the chosen IFs as a float32 filterbank o
   CHECK(reader->header().nifs == 1);
   CHECK(reader->header().nbits == 32);
   CHECK(reader->nsamples() == std::optional<std::uint64_t>(20));
-  CHECK(same_bits(read_all(*reader, 6), reference(m, 0, 2)));
+  CHECK(test::same_bits(test::read_all_float(*reader, 6), reference(m, 0, 2)));
 
   // One IF: the reader itself, untouched (its packed samples keep their bits).
   const auto one = random_multi_if(4, 1, 8, 10, rng);
@@ -168,16 +141,17 @@ TEST_CASE("if choice: combine_ifs reads the chosen IFs as a float32 filterbank o
 TEST_CASE("if choice: choices the file cannot meet are refused, naming it") {
   std::mt19937_64 rng(7);
   const auto four = random_multi_if(8, 4, 8, 4, rng);
-  expect_error([&] { IfCombiner c(std::make_unique<FilterbankReader>(memory_source(encode(four), "iquv.fil")), {}); },
-               "4 IFs", "iquv.fil");
-  expect_error(
+  test::check_error(
+      [&] { IfCombiner c(std::make_unique<FilterbankReader>(memory_source(encode(four), "iquv.fil")), {}); }, "4 IFs",
+      "iquv.fil");
+  test::check_error(
       [&] {
         IfCombiner c(std::make_unique<FilterbankReader>(memory_source(encode(four), "iquv.fil")),
                      {IfChoice::Mode::one, 4});
       },
       "--if 4: the data have 4 IFs (0 to 3)", "iquv.fil");
   const auto one = random_multi_if(8, 1, 8, 4, rng);
-  expect_error(
+  test::check_error(
       [&] {
         (void)combine_ifs(std::make_unique<FilterbankReader>(memory_source(encode(one), "one.fil")),
                           {IfChoice::Mode::one, 1});
@@ -229,32 +203,33 @@ TEST_CASE("if choice: PSRFITS polarisations, one of them or AA + BB") {
     for (int p = 0; p < npol; ++p) {
       PsrfitsReader r(memory_source(f.encode(), "pols.sf"), {}, {IfChoice::Mode::one, p});
       CHECK(r.info().intensity_from == "polarisation " + std::to_string(p));
-      CHECK(same_bits(read_all(r, 5), pol_sum(f, p, 1)));
+      CHECK(test::same_bits(test::read_all_float(r, 5), pol_sum(f, p, 1)));
     }
     PsrfitsReader automatic(memory_source(f.encode(), "pols.sf"));
-    CHECK(same_bits(read_all(automatic, 5), pol_sum(f, 0, type == "IQUV" ? 1 : 2)));
+    CHECK(test::same_bits(test::read_all_float(automatic, 5), pol_sum(f, 0, type == "IQUV" ? 1 : 2)));
     if (type != "IQUV") {
       PsrfitsReader summed(memory_source(f.encode(), "pols.sf"), {}, {IfChoice::Mode::sum, 0});
-      CHECK(same_bits(read_all(summed, 5), pol_sum(f, 0, 2)));
+      CHECK(test::same_bits(test::read_all_float(summed, 5), pol_sum(f, 0, 2)));
     }
   }
   // Two polarisations of a type the reader does not know: summed (as PRESTO does) or one, if asked.
   const auto xy = psrfits_pols(2, "XXYY", rng);
   PsrfitsReader summed(memory_source(xy.encode(), "xy.sf"), {}, {IfChoice::Mode::sum, 0});
-  CHECK(same_bits(read_all(summed, 4), pol_sum(xy, 0, 2)));
+  CHECK(test::same_bits(test::read_all_float(summed, 4), pol_sum(xy, 0, 2)));
   PsrfitsReader second(memory_source(xy.encode(), "xy.sf"), {}, {IfChoice::Mode::one, 1});
-  CHECK(same_bits(read_all(second, 4), pol_sum(xy, 1, 1)));
+  CHECK(test::same_bits(test::read_all_float(second, 4), pol_sum(xy, 1, 1)));
 
   const auto iquv = psrfits_pols(4, "IQUV", rng);
-  expect_error(
+  test::check_error(
       [&] {
         PsrfitsReader r(memory_source(iquv.encode(), "iquv.sf"), {}, {IfChoice::Mode::sum, 0});
       },
       "only the powers AA and BB sum", "iquv.sf");
-  expect_error(
+  test::check_error(
       [&] {
         PsrfitsReader r(memory_source(iquv.encode(), "iquv.sf"), {}, {IfChoice::Mode::one, 4});
       },
       "--if 4: POL_TYPE 'IQUV' with 4 polarisations (0 to 3)", "iquv.sf");
-  expect_error([&] { PsrfitsReader r(memory_source(xy.encode(), "xy.sf")); }, "--if sum adds the first two", "xy.sf");
+  test::check_error([&] { PsrfitsReader r(memory_source(xy.encode(), "xy.sf")); }, "--if sum adds the first two",
+                    "xy.sf");
 }

@@ -75,21 +75,9 @@ std::vector<double> reference_intensity(const test::FakePsrfits& f, PsrfitsScali
   return out;
 }
 
-std::vector<float> read_all_float(SpectraSource& s, std::size_t piece) {
-  const auto nchan = static_cast<std::size_t>(s.header().nchans);
-  std::vector<float> out;
-  std::vector<float> buf(piece * nchan, std::nanf(""));
-  for (;;) {
-    const std::size_t got = s.read_float(buf.data(), piece);
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchan));
-    if (got < piece) break;
-  }
-  return out;
-}
-
 void check_against_reference(const test::FakePsrfits& f, std::size_t piece, PsrfitsScaling sc = {}) {
   PsrfitsReader r(memory_source(f.encode(), "fake.sf"), sc);
-  const auto got = read_all_float(r, piece);
+  const auto got = test::read_all_float(r, piece);
   const auto want = reference_intensity(f, sc);
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -298,7 +286,7 @@ TEST_CASE("psrfits: the Parkes Crab file (real/README.md section 5)" * doctest::
   const double gap_s = (fil->header().tstart - h.tstart) * 86400.0;
   CHECK(std::fabs(gap_s - 4096 * 512e-6) < 2e-6);  // two ulps of a double MJD (0.6 us each)
   // Every sample decodes; per-channel means are finite and DAT_WTS are all 1 here.
-  const auto all = read_all_float(r, 1000);
+  const auto all = test::read_all_float(r, 1000);
   REQUIRE(all.size() == 4096u * 416u);
   CHECK(std::all_of(all.begin(), all.end(), [](float v) { return std::isfinite(v); }));
 }

@@ -42,22 +42,6 @@ test::FakePsrfits fake_file(std::uint64_t seed) {
   return f;
 }
 
-std::vector<float> read_all(SpectraSource& s, std::size_t piece) {
-  const auto nchan = static_cast<std::size_t>(s.header().nchans);
-  std::vector<float> out;
-  std::vector<float> buf(piece * nchan);
-  for (;;) {
-    const std::size_t got = s.read_float(buf.data(), piece);
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got * nchan));
-    if (got < piece) break;
-  }
-  return out;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("sigproc view: PSRFITS read as a SIGPROC float32 filterbank gives the PSRFITS reader's values") {
@@ -66,7 +50,7 @@ TEST_CASE("sigproc view: PSRFITS read as a SIGPROC float32 filterbank gives the 
   const auto bytes = fake_file(seed).encode();
   PsrfitsReader direct(memory_source(bytes, "fake.sf"));
   const SigprocHeader want_header = direct.header();
-  const std::vector<float> want = read_all(direct, 7);
+  const std::vector<float> want = test::read_all_float(direct, 7);
   REQUIRE(want.size() == 3U * 16U * 8U);
 
   for (const std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{48}, std::size_t{100}}) {
@@ -87,7 +71,7 @@ TEST_CASE("sigproc view: PSRFITS read as a SIGPROC float32 filterbank gives the 
     CHECK(h.source_name == want_header.source_name);
     CHECK(h.header_bytes == header_bytes);
     CHECK(r.nsamples() == 48U);
-    CHECK(same_bits(read_all(r, piece), want));
+    CHECK(test::same_bits(test::read_all_float(r, piece), want));
   }
 
   // Skipped samples (dedisp --start) are the reader's too.
@@ -95,7 +79,7 @@ TEST_CASE("sigproc view: PSRFITS read as a SIGPROC float32 filterbank gives the 
       std::make_unique<SigprocFloatView>(std::make_unique<PsrfitsReader>(memory_source(bytes, "fake.sf"))));
   CHECK(skipped.skip(19) == 19U);
   const std::vector<float> rest(want.begin() + 19 * 8, want.end());
-  CHECK(same_bits(read_all(skipped, 6), rest));
+  CHECK(test::same_bits(test::read_all_float(skipped, 6), rest));
 }
 
 TEST_CASE("sigproc view: open_sigproc_source reads PSRFITS through the view and SIGPROC files as they are") {
