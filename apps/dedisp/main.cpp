@@ -866,11 +866,13 @@ int run(int argc, char** argv) {
   if (h.is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
   }
-  // A file of known length that holds no whole sample (after --start) is refused before any
-  // per-channel table is built: the header may claim up to 2^30 channels over a few bytes of
-  // data (QA pass 16, P1), and the tables would take GBs.
-  if (reader->nsamples() && *reader->nsamples() <= o.start) {
-    if (*reader->nsamples() == 0) {
+  // Input that holds no whole sample (after --start) is refused before any per-channel table is
+  // built: the header may claim up to 2^30 channels over a few bytes of data (QA pass 16, P1),
+  // and the tables would take GBs. A file's length says it; from a pipe, the first sample is
+  // read ahead (that took 23 GB for a header of 2^29 channels and 100 bytes).
+  const bool no_sample = reader->nsamples() ? *reader->nsamples() == 0 : !reader->has_whole_sample();
+  if (no_sample || (reader->nsamples() && *reader->nsamples() <= o.start)) {
+    if (no_sample) {
       throw Error(ErrorCode::format,
                   subband_files > 0
                       ? std::string("the subband files hold no sample")

@@ -19,6 +19,11 @@ std::unique_ptr<FilterbankReader> FilterbankReader::open(const std::string& path
   return std::make_unique<FilterbankReader>(open_source(path));
 }
 
+bool FilterbankReader::has_whole_sample() {
+  const std::uint64_t bps = header_.bytes_per_sample();
+  return src_->peek(static_cast<std::size_t>(bps)).size() == bps;
+}
+
 std::size_t FilterbankReader::read_packed(std::uint8_t* dst, std::size_t n) {
   const std::uint64_t bps = header_.bytes_per_sample();
   const std::size_t want = n * bps;

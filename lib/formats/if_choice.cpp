@@ -104,9 +104,9 @@ std::size_t IfCombiner::read_float(float* dst, std::size_t n) {
 }
 
 std::unique_ptr<FilterbankReader> combine_ifs(std::unique_ptr<FilterbankReader> reader, const IfChoice& choice) {
-  // A file with no whole sample is left as it is, for its reader's own message (its header may
-  // claim spectra too large to buffer).
-  if (reader->nsamples() == std::optional<std::uint64_t>(0)) return reader;
+  // Data without a whole sample (a file's length says so; a pipe's first sample is read ahead) are
+  // left as they are, for the reader's own message: the header may claim spectra too large to buffer.
+  if (reader->nsamples() ? *reader->nsamples() == 0 : !reader->has_whole_sample()) return reader;
   if (reader->header().nifs == 1) {
     if (choice.mode == IfChoice::Mode::one && choice.index > 0) {
       throw Error(ErrorCode::invalid_argument, fmt::format("--if {}: the data have one IF (0)", choice.index),

@@ -357,15 +357,18 @@ std::span<const std::uint8_t> ByteSource::peek(std::size_t n) {
       peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<std::ptrdiff_t>(peeked_pos_));
       peeked_pos_ = 0;
     }
-    const std::size_t old = peeked_.size();
-    peeked_.resize(n);
-    std::size_t done = old;
+    // Grown as the bytes come, a MiB at a time: a caller may ask for more than the data hold (one
+    // sample of a header that claims 2^30 channels), and memory follows what arrives.
+    constexpr std::size_t kStep = std::size_t{1} << 20;
+    std::size_t done = peeked_.size();
     while (done < n) {
-      const std::size_t got = read_some(peeked_.data() + done, n - done);
-      if (got == 0) break;
+      const std::size_t step = std::min(n - done, kStep);
+      peeked_.resize(done + step);
+      const std::size_t got = read_some(peeked_.data() + done, step);
       done += got;
+      peeked_.resize(done);
+      if (got == 0) break;
     }
-    peeked_.resize(done);
   }
   return {peeked_.data() + peeked_pos_, std::min(n, peeked_.size() - peeked_pos_)};
 }

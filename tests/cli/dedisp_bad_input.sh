@@ -36,6 +36,12 @@ check "nothing written: $(ls -A out)" test -z "$(ls -A out)"
 fil huge2.fil 134217728 1000 nifs=2
 expect_exit 1 "dedisp: error: huge2.fil: the data hold no whole sample (134217728 channels of 8 bits each, 2 IFs)" \
   bash -c "$(address_limit 1000000) && timeout 60 '$bin/dedisp' huge2.fil --device cpu --dm 5 -o out/x"
+# From a pipe, whose length is not known: its first sample is read ahead before any table (the
+# tables took 23 GB for 2^29 channels), in as much memory as the data that came.
+expect_exit 1 "dedisp: error: <stdin>: the data hold no whole sample (268435456 channels of 8 bits each, 1 IF)" \
+  bash -c "$(address_limit 1000000) && cat huge.fil | timeout 60 '$bin/dedisp' - --device cpu --dm 5 -o out/x"
+expect_exit 1 "dedisp: error: <stdin>: the data hold no whole sample (134217728 channels of 8 bits each, 2 IFs)" \
+  bash -c "$(address_limit 1000000) && cat huge2.fil | timeout 60 '$bin/dedisp' - --device cpu --dm 5 -o out/x"
 # A --start past the end of a short file: refused the same way, naming --start.
 fil small.fil 16 1600
 expect_exit 2 "dedisp: error: small.fil: --start 100: the input holds only 100 samples" \

@@ -30,6 +30,9 @@ class FilterbankReader final : public SpectraSource {
   /// Samples handed out (or skipped) so far.
   [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
 
+  /// Whether a whole sample follows (read ahead, not consumed): a pipe's data may end before the
+  /// first sample a header promises, which must be known before per-channel tables are built.
+  [[nodiscard]] bool has_whole_sample();
   /// Reads up to n samples of packed bytes (n * bytes_per_sample) into dst; returns samples read.
   /// A pipe that ends inside a sample is an Error(format).
   std::size_t read_packed(std::uint8_t* dst, std::size_t n);
@@ -49,12 +52,12 @@ class FilterbankReader final : public SpectraSource {
 /// One gulp: `nsamples` rows, of which the first `nsamples - nnew` repeat the end of the
 /// previous gulp (the overlap) and the rest are new.
 struct Gulp {
-  std::uint64_t first_sample = 0;  ///< file sample index of row 0
-  std::size_t nsamples = 0;        ///< rows present
-  std::size_t nnew = 0;            ///< rows read for this gulp
+  std::uint64_t first_sample = 0;        ///< file sample index of row 0
+  std::size_t nsamples = 0;              ///< rows present
+  std::size_t nnew = 0;                  ///< rows read for this gulp
   const std::uint8_t* packed = nullptr;  ///< rows x bytes_per_sample (Layout::packed)
   const float* values = nullptr;         ///< rows x nifs x nchans (Layout::float32)
-  bool last = false;               ///< no data follow
+  bool last = false;                     ///< no data follow
 };
 
 /// Gulps of `gulp_samples` new samples, each preceded by the last `overlap` samples of the
