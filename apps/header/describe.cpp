@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "describe_mask.hpp"
 #include "fastpsr/dada.hpp"
 #include "fastpsr/error.hpp"
 #include "fastpsr/guppi.hpp"
@@ -457,6 +458,9 @@ FileDescription describe_file(const std::string& path) {
       break;
     case FileFormat::guppi_raw:
       describe_guppi(d, std::move(src));
+      break;
+    case FileFormat::presto_mask:
+      describe_presto_mask(d, path);
       break;
     case FileFormat::unknown:
       break;

@@ -208,7 +208,7 @@ void print_listing(ByteSink& out, const FileDescription& d) {
     }
     s += fmt::format("Observation length {}  : {:.1f}\n", unit, tobs);
   }
-  s += line("Number of bits per sample", fmt::format("{}", h.nbits));
+  if (d.format != FileFormat::presto_mask) s += line("Number of bits per sample", fmt::format("{}", h.nbits));
   s += line("Number of IFs", fmt::format("{}", h.nifs));
   for (const auto& [label, value] : d.extra_lines) s += line(label, value);
   out.write(s.data(), s.size());

@@ -85,6 +85,8 @@ std::string_view format_name(FileFormat f) {
       return "PSRDADA";
     case FileFormat::guppi_raw:
       return "GUPPI RAW";
+    case FileFormat::presto_mask:
+      return "PRESTO rfifind mask";
     case FileFormat::unknown:
       break;
   }
@@ -106,6 +108,7 @@ FileFormat detect_format(std::span<const std::uint8_t> first_bytes, std::string_
   if (has_suffix(file_name, ".sdat")) return FileFormat::presto_sdat;
   if (has_suffix(file_name, ".fft")) return FileFormat::presto_fft;
   if (is_presto_subband_name(file_name)) return FileFormat::presto_sub;
+  if (has_suffix(file_name, ".mask")) return FileFormat::presto_mask;
   return FileFormat::unknown;
 }
 
@@ -119,8 +122,8 @@ FileFormat detect_format(ByteSource& src) {
   const FileFormat f = detect_format(first, src.name());
   if (f == FileFormat::unknown) {
     throw Error(ErrorCode::format,
-                "unknown format: not SIGPROC (.fil/.tim), PRESTO (.dat/.sdat/.fft/.inf/.sub<NN>), PSRFITS, PSRDADA or "
-                "GUPPI RAW",
+                "unknown format: not SIGPROC (.fil/.tim), PRESTO (.dat/.sdat/.fft/.inf/.sub<NN>/.mask), PSRFITS, "
+                "PSRDADA or GUPPI RAW",
                 src.name());
   }
   return f;

@@ -124,4 +124,20 @@ if [ "${FASTPSR_HAVE_CUDA:-0}" = 1 ] && nvidia-smi -L >/dev/null 2>&1; then
   "$bin/dedisp" r.fil -d 0 --device gpu -q --mask r_rfifind.mask -o gpu
   check "GPU masked series: every sample as the reference" python3 reference.py gpu_DM0.00.dat
 fi
+# header describes a mask: what it covers, what it masks (24.22%: intervals 5 and 7 whole, 62-63
+# throughout, 10-20 in interval 2), and whether its .stats is there; dedisp points a mask to --mask.
+if [ -x "$bin/header" ]; then
+  "$bin/header" r_rfifind.mask > mask.txt
+  for want in "Number of channels               : 64" "Number of samples                : 20000" \
+      "Mask intervals                   : 10 of 2000 samples (0.2 s)" "Channels masked throughout       : 2: 62-63" \
+      "Intervals masked whole           : 1: 5" "Masked (channel, interval) cells : 155 of 640 (24.22%)" \
+      "Statistics file                  : r_rfifind.stats" "Frequency of channel 1 (MHz)     : 433.968000"; do
+    check "header r_rfifind.mask says '$want': $(cat mask.txt)" grep -qF "$want" mask.txt
+  done
+  check "header of a mask without its .stats says so" sh -c "'$bin/header' nostats.mask | grep -q 'nostats.stats is missing'"
+  check "header --json: the masked cells" sh -c "'$bin/header' --json r_rfifind.mask | grep -q '\"masked_cells\": 155'"
+  expect_exit 1 "short.mask: " "$bin/header" short.mask
+fi
+expect_exit 1 "not a SIGPROC file but PRESTO rfifind mask (it does not start with HEADER_START): dedisp takes a mask with --mask" \
+  "$bin/dedisp" r_rfifind.mask -d 0 -o x
 exit $fail

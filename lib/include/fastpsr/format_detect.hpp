@@ -23,6 +23,7 @@ enum class FileFormat {
   psrfits,             ///< FITS ("SIMPLE  =") whose primary header says FITSTYPE = 'PSRFITS'
   dada,                ///< PSRDADA ASCII header (HDR_VERSION / HDR_SIZE lines)
   guppi_raw,           ///< GUPPI / Breakthrough Listen RAW: 80-character cards with BLOCSIZE
+  presto_mask,         ///< PRESTO rfifind .mask (binary, no magic): told by its name
   unknown,
 };
 

@@ -63,6 +63,8 @@ TEST_CASE("detect_format: contents first, then names") {
   CHECK(detect_format(floats, "a.fft") == FileFormat::presto_fft);
   CHECK(detect_format(floats, "a_DM30.00.sub07") == FileFormat::presto_sub);
   CHECK(detect_format(floats, "a_DM30.00.sub") == FileFormat::unknown);
+  CHECK(detect_format(floats, "obs_rfifind.mask") == FileFormat::presto_mask);
+  CHECK(format_name(FileFormat::presto_mask) == "PRESTO rfifind mask");
   CHECK(detect_format(floats, "a.INF") == FileFormat::presto_inf);
   CHECK(detect_format(floats, "a.bin") == FileFormat::unknown);
   CHECK(detect_format(floats, ".dat") == FileFormat::unknown);
