@@ -182,12 +182,12 @@ bool PsrfitsSequence::advance() {
   return true;
 }
 
-std::size_t PsrfitsSequence::read_float(float* dst, std::size_t n) {
-  const auto nchans = static_cast<std::size_t>(header_.nchans);
-  std::size_t done = 0;
+template <class Take>
+std::uint64_t PsrfitsSequence::walk(std::uint64_t n, Take take) {
+  std::uint64_t done = 0;
   while (done < n && advance()) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, counts_[file_] - used_));
-    const std::size_t got = current_->read_float(dst + done * nchans, want);
+    const std::uint64_t want = std::min(n - done, counts_[file_] - used_);
+    const std::uint64_t got = take(*current_, done, want);
     if (got < want) throw Error(ErrorCode::format, "file became shorter while being read", paths_[file_]);
     used_ += got;
     done += got;
@@ -196,17 +196,15 @@ std::size_t PsrfitsSequence::read_float(float* dst, std::size_t n) {
   return done;
 }
 
+std::size_t PsrfitsSequence::read_float(float* dst, std::size_t n) {
+  const auto nchans = static_cast<std::size_t>(header_.nchans);
+  return static_cast<std::size_t>(walk(n, [&](PsrfitsReader& r, std::uint64_t done, std::uint64_t want) {
+    return static_cast<std::uint64_t>(r.read_float(dst + done * nchans, static_cast<std::size_t>(want)));
+  }));
+}
+
 std::uint64_t PsrfitsSequence::skip(std::uint64_t n) {
-  std::uint64_t done = 0;
-  while (done < n && advance()) {
-    const std::uint64_t want = std::min(n - done, counts_[file_] - used_);
-    const std::uint64_t got = current_->skip(want);
-    if (got < want) throw Error(ErrorCode::format, "file became shorter while being read", paths_[file_]);
-    used_ += got;
-    done += got;
-  }
-  position_ += done;
-  return done;
+  return walk(n, [](PsrfitsReader& r, std::uint64_t, std::uint64_t want) { return r.skip(want); });
 }
 
 std::unique_ptr<ByteSource> open_sigproc_sequence(const std::vector<std::string>& paths, PsrfitsScaling scaling,

@@ -69,6 +69,9 @@ class PsrfitsSequence final : public SpectraSource {
 
  private:
   bool advance();  // opens the next file when the current one is spent; false after the last
+  // Takes up to n samples across the files, take(reader, taken so far, count) -> taken.
+  template <class Take>
+  std::uint64_t walk(std::uint64_t n, Take take);
   std::vector<std::string> paths_;
   std::vector<std::uint64_t> counts_;  // samples of each file
   PsrfitsScaling scaling_;
