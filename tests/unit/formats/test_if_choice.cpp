@@ -72,7 +72,7 @@ std::vector<float> reference(const MultiIf& m, int first, int count) {
 
 }  // namespace
 
-TEST_CASE("if choice: auto, sum and IF numbers parse; anything else is named") {
+TEST_CASE("if choice: auto, sum and IF numbers parse, and anything else is named") {
   CHECK(parse_if_choice("auto").mode == IfChoice::Mode::automatic);
   CHECK(parse_if_choice("sum").mode == IfChoice::Mode::sum);
   const IfChoice three = parse_if_choice("3");
