@@ -858,12 +858,9 @@ int run(int argc, char** argv) {
                 subband_files > 0 ? "a set of PRESTO subband files" : "a SIGPROC filterbank");
   }
   auto reader = std::make_unique<FilterbankReader>(std::move(source));
-  // A SIGPROC file's IFs (a PSRFITS file's polarisations were chosen as it was opened).
-  if (!is_psrfits && subband_files == 0) reader = combine_ifs(std::move(reader), if_choice);
   set_error_file(reader->name());
   for (const auto& in : o.inputs) protect_input(in);  // -o obs.fil --format fil must not replace obs.fil
-  const SigprocHeader& h = reader->header();
-  if (h.is_time_series()) {
+  if (reader->header().is_time_series()) {
     throw Error(ErrorCode::format, "this is a time series (data_type 2), not a filterbank", reader->name());
   }
   // Input that holds no whole sample (after --start) is refused before any per-channel table is
@@ -873,17 +870,21 @@ int run(int argc, char** argv) {
   const bool no_sample = reader->nsamples() ? *reader->nsamples() == 0 : !reader->has_whole_sample();
   if (no_sample || (reader->nsamples() && *reader->nsamples() <= o.start)) {
     if (no_sample) {
+      const SigprocHeader& file = reader->header();
       throw Error(ErrorCode::format,
                   subband_files > 0
                       ? std::string("the subband files hold no sample")
-                      : fmt::format("the data hold no whole sample ({} channels of {} bits each, {} IF{})", h.nchans,
-                                    h.nbits, h.nifs, h.nifs == 1 ? "" : "s"),
+                      : fmt::format("the data hold no whole sample ({} channels of {} bits each, {} IF{})", file.nchans,
+                                    file.nbits, file.nifs, file.nifs == 1 ? "" : "s"),
                   reader->name());
     }
     throw Error(ErrorCode::invalid_argument,
                 fmt::format("--start {}: the input holds only {} samples", o.start, *reader->nsamples()),
                 reader->name());
   }
+  // A SIGPROC file's IFs (a PSRFITS file's polarisations were chosen as it was opened).
+  if (!is_psrfits && subband_files == 0) reader = combine_ifs(std::move(reader), if_choice);
+  const SigprocHeader& h = reader->header();
   DedispInput input = DedispInput::from_header(h, reader->name());
   // A non-finite tstart is unknown: the outputs' epoch is 0, as a .tim input's is read
   // (timeseries_from_sigproc), not NaN in every .tim and .inf (QA pass 16, P2).

@@ -149,11 +149,13 @@ PsrfitsSequence::PsrfitsSequence(const std::vector<std::string>& paths, PsrfitsS
     : paths_(paths), scaling_(scaling), pols_(pols) {
   for (const auto& path : paths_) {
     if (path == "-") throw Error(ErrorCode::invalid_argument, "stdin cannot be one of several input files", path);
-    PsrfitsReader r(open_source(path), scaling_, pols_);
+    auto reader = std::make_unique<PsrfitsReader>(open_source(path), scaling_, pols_);
+    const PsrfitsReader& r = *reader;
     const std::uint64_t n = r.nsamples().value_or(0);
     if (counts_.empty()) {
       header_ = r.header();
       info_ = r.info();
+      current_ = std::move(reader);  // the first file is read from here (its first row is loaded)
     } else {
       check_same(header_, r.header(), paths_.front(), path);
       if (r.info().npol != info_.npol || r.info().intensity_from != info_.intensity_from) {

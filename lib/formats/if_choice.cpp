@@ -78,10 +78,7 @@ std::string IfCombiner::describe() const {
 std::size_t IfCombiner::read_float(float* dst, std::size_t n) {
   const auto nchans = static_cast<std::size_t>(header_.nchans);
   const std::size_t in_values = nchans * static_cast<std::size_t>(nifs_);
-  // A bounded piece at a time, never beyond the data (the caller's n may be a whole gulp).
-  if (const auto total = source_->nsamples()) {
-    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, *total - std::min(*total, source_->position())));
-  }
+  // A bounded piece at a time (the caller's n may be a whole gulp); a short read ends it.
   const std::size_t piece = std::max<std::size_t>(1, (std::size_t{1} << 18) / in_values);
   std::size_t done = 0;
   while (done < n) {
@@ -104,9 +101,6 @@ std::size_t IfCombiner::read_float(float* dst, std::size_t n) {
 }
 
 std::unique_ptr<FilterbankReader> combine_ifs(std::unique_ptr<FilterbankReader> reader, const IfChoice& choice) {
-  // Data without a whole sample (a file's length says so; a pipe's first sample is read ahead) are
-  // left as they are, for the reader's own message: the header may claim spectra too large to buffer.
-  if (reader->nsamples() ? *reader->nsamples() == 0 : !reader->has_whole_sample()) return reader;
   if (reader->header().nifs == 1) {
     if (choice.mode == IfChoice::Mode::one && choice.index > 0) {
       throw Error(ErrorCode::invalid_argument, fmt::format("--if {}: the data have one IF (0)", choice.index),

@@ -32,32 +32,19 @@ struct KeyInfo {
 };
 
 constexpr std::array kKeys{
-    KeyInfo{"telescope_id", SigprocKeyType::i32},
-    KeyInfo{"machine_id", SigprocKeyType::i32},
-    KeyInfo{"data_type", SigprocKeyType::i32},
-    KeyInfo{"rawdatafile", SigprocKeyType::str},
-    KeyInfo{"source_name", SigprocKeyType::str},
-    KeyInfo{"barycentric", SigprocKeyType::i32},
-    KeyInfo{"pulsarcentric", SigprocKeyType::i32},
-    KeyInfo{"az_start", SigprocKeyType::f64},
-    KeyInfo{"za_start", SigprocKeyType::f64},
-    KeyInfo{"src_raj", SigprocKeyType::f64},
-    KeyInfo{"src_dej", SigprocKeyType::f64},
-    KeyInfo{"tstart", SigprocKeyType::f64},
-    KeyInfo{"tsamp", SigprocKeyType::f64},
-    KeyInfo{"nbits", SigprocKeyType::i32},
-    KeyInfo{"nsamples", SigprocKeyType::i32},
-    KeyInfo{"fch1", SigprocKeyType::f64},
-    KeyInfo{"foff", SigprocKeyType::f64},
-    KeyInfo{"nchans", SigprocKeyType::i32},
-    KeyInfo{"nifs", SigprocKeyType::i32},
-    KeyInfo{"refdm", SigprocKeyType::f64},
-    KeyInfo{"period", SigprocKeyType::f64},
-    KeyInfo{"nbeams", SigprocKeyType::i32},
-    KeyInfo{"ibeam", SigprocKeyType::i32},
-    KeyInfo{"signed", SigprocKeyType::i8},
-    KeyInfo{"nbins", SigprocKeyType::i32},
-    KeyInfo{"npuls", SigprocKeyType::i64},
+    KeyInfo{"telescope_id", SigprocKeyType::i32}, KeyInfo{"machine_id", SigprocKeyType::i32},
+    KeyInfo{"data_type", SigprocKeyType::i32},    KeyInfo{"rawdatafile", SigprocKeyType::str},
+    KeyInfo{"source_name", SigprocKeyType::str},  KeyInfo{"barycentric", SigprocKeyType::i32},
+    KeyInfo{"pulsarcentric", SigprocKeyType::i32}, KeyInfo{"az_start", SigprocKeyType::f64},
+    KeyInfo{"za_start", SigprocKeyType::f64},     KeyInfo{"src_raj", SigprocKeyType::f64},
+    KeyInfo{"src_dej", SigprocKeyType::f64},      KeyInfo{"tstart", SigprocKeyType::f64},
+    KeyInfo{"tsamp", SigprocKeyType::f64},        KeyInfo{"nbits", SigprocKeyType::i32},
+    KeyInfo{"nsamples", SigprocKeyType::i32},     KeyInfo{"fch1", SigprocKeyType::f64},
+    KeyInfo{"foff", SigprocKeyType::f64},         KeyInfo{"nchans", SigprocKeyType::i32},
+    KeyInfo{"nifs", SigprocKeyType::i32},         KeyInfo{"refdm", SigprocKeyType::f64},
+    KeyInfo{"period", SigprocKeyType::f64},       KeyInfo{"nbeams", SigprocKeyType::i32},
+    KeyInfo{"ibeam", SigprocKeyType::i32},        KeyInfo{"signed", SigprocKeyType::i8},
+    KeyInfo{"nbins", SigprocKeyType::i32},        KeyInfo{"npuls", SigprocKeyType::i64},
     KeyInfo{"FREQUENCY_START", SigprocKeyType::marker},
 };
 
@@ -116,8 +103,8 @@ std::string read_token(ByteSource& src, std::int32_t max_len, const char* what) 
   const auto len = read_value<std::int32_t>(src, "header");
   if (len < 0 || len > max_len) {
     throw Error(ErrorCode::format,
-                fmt::format("absurd string length {} at byte {} of the header ({} expected, 0-{} bytes)", len, at, what,
-                            max_len),
+                fmt::format("absurd string length {} at byte {} of the header ({} expected, 0-{} bytes)",
+                            len, at, what, max_len),
                 src.name());
   }
   std::string s(static_cast<std::size_t>(len), '\0');
@@ -138,7 +125,9 @@ void put_string(std::vector<std::uint8_t>& out, std::string_view s) {
 
 }  // namespace
 
-bool SigprocHeader::has(std::string_view key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
+bool SigprocHeader::has(std::string_view key) const {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
 
 void SigprocHeader::add_key(std::string_view key) {
   if (!has(key)) keys.emplace_back(key);
@@ -176,10 +165,10 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
       throw Error(ErrorCode::format,
                   f == FileFormat::unknown
                       ? std::string("not a SIGPROC file: it does not start with HEADER_START")
-                      : fmt::format("not a SIGPROC file but {} (it does not start with HEADER_START){}", format_name(f),
-                                    raw                            ? ": raw voltages are channelised by ppf"
-                                    : f == FileFormat::presto_mask ? ": dedisp takes a mask with --mask"
-                                                                   : ""),
+                      : fmt::format("not a SIGPROC file but {} (it does not start with HEADER_START){}",
+                                    format_name(f),
+                                    raw ? ": raw voltages are channelised by ppf"
+                                        : f == FileFormat::presto_mask ? ": dedisp takes a mask with --mask" : ""),
                   src.name());
     }
   }
@@ -196,10 +185,10 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
                   src.name());
     }
     if (len <= 0 || len > kMaxKeyLength) {
-      throw Error(
-          ErrorCode::format,
-          fmt::format("absurd keyword length {} at byte {} of the header (1-{} expected)", len, at, kMaxKeyLength),
-          src.name());
+      throw Error(ErrorCode::format,
+                  fmt::format("absurd keyword length {} at byte {} of the header (1-{} expected)", len, at,
+                              kMaxKeyLength),
+                  src.name());
     }
     std::string key(static_cast<std::size_t>(len), '\0');
     if (src.read(key.data(), key.size()) != key.size()) {
@@ -217,21 +206,11 @@ SigprocHeader read_sigproc_header(ByteSource& src) {
                   src.name());
     }
     switch (info->type) {
-      case SigprocKeyType::i32:
-        *i32_field(h, key) = read_value<std::int32_t>(src, "header");
-        break;
-      case SigprocKeyType::f64:
-        *f64_field(h, key) = read_value<double>(src, "header");
-        break;
-      case SigprocKeyType::str:
-        *str_field(h, key) = read_token(src, kMaxValueLength, key.c_str());
-        break;
-      case SigprocKeyType::i8:
-        h.signed_flag = read_value<std::int8_t>(src, "header");
-        break;
-      case SigprocKeyType::i64:
-        h.npuls = read_value<std::int64_t>(src, "header");
-        break;
+      case SigprocKeyType::i32: *i32_field(h, key) = read_value<std::int32_t>(src, "header"); break;
+      case SigprocKeyType::f64: *f64_field(h, key) = read_value<double>(src, "header"); break;
+      case SigprocKeyType::str: *str_field(h, key) = read_token(src, kMaxValueLength, key.c_str()); break;
+      case SigprocKeyType::i8: h.signed_flag = read_value<std::int8_t>(src, "header"); break;
+      case SigprocKeyType::i64: h.npuls = read_value<std::int64_t>(src, "header"); break;
       case SigprocKeyType::marker: {
         h.frequency_table.clear();
         for (;;) {
@@ -264,15 +243,8 @@ void validate_sigproc_header(const SigprocHeader& h, const std::string& name) {
   if (!h.has("tsamp")) fail("header has no 'tsamp'");
   if (!h.is_time_series() && !h.has("nchans")) fail("header has no 'nchans'");
   switch (h.nbits) {
-    case 1:
-    case 2:
-    case 4:
-    case 8:
-    case 16:
-    case 32:
-      break;
-    default:
-      fail(fmt::format("unsupported nbits {} (1, 2, 4, 8, 16 or 32 expected)", h.nbits));
+    case 1: case 2: case 4: case 8: case 16: case 32: break;
+    default: fail(fmt::format("unsupported nbits {} (1, 2, 4, 8, 16 or 32 expected)", h.nbits));
   }
   if (h.nchans <= 0) fail(fmt::format("nchans must be positive, the header says {}", h.nchans));
   if (h.nifs <= 0) fail(fmt::format("nifs must be positive, the header says {}", h.nifs));
@@ -286,8 +258,8 @@ void validate_sigproc_header(const SigprocHeader& h, const std::string& name) {
                      kMaxValuesPerSample));
   }
   if ((values_per_sample * static_cast<std::uint64_t>(h.nbits)) % 8 != 0) {
-    fail(fmt::format("nchans x nifs x nbits = {} x {} x {} is not a whole number of bytes per sample", h.nchans, h.nifs,
-                     h.nbits));
+    fail(fmt::format("nchans x nifs x nbits = {} x {} x {} is not a whole number of bytes per sample", h.nchans,
+                     h.nifs, h.nbits));
   }
   if (!h.frequency_table.empty() && h.frequency_table.size() != static_cast<std::size_t>(h.nchans)) {
     fail(fmt::format("frequency table has {} entries for {} channels", h.frequency_table.size(), h.nchans));
@@ -302,18 +274,12 @@ std::string sigproc_value_string(const SigprocHeader& hin, std::string_view key)
                 fmt::format("no SIGPROC header keyword '{}' with a single value", escape_for_message(key)));
   }
   switch (info->type) {
-    case SigprocKeyType::i32:
-      return fmt::format("{}", *i32_field(h, key));
-    case SigprocKeyType::f64:
-      return fmt::format("{}", *f64_field(h, key));
-    case SigprocKeyType::str:
-      return *str_field(h, key);
-    case SigprocKeyType::i8:
-      return fmt::format("{}", static_cast<int>(h.signed_flag));
-    case SigprocKeyType::i64:
-      return fmt::format("{}", h.npuls);
-    case SigprocKeyType::marker:
-      break;
+    case SigprocKeyType::i32: return fmt::format("{}", *i32_field(h, key));
+    case SigprocKeyType::f64: return fmt::format("{}", *f64_field(h, key));
+    case SigprocKeyType::str: return *str_field(h, key);
+    case SigprocKeyType::i8: return fmt::format("{}", static_cast<int>(h.signed_flag));
+    case SigprocKeyType::i64: return fmt::format("{}", h.npuls);
+    case SigprocKeyType::marker: break;
   }
   return {};
 }
@@ -335,15 +301,9 @@ void sigproc_set_value(SigprocHeader& h, std::string_view key, std::string_view 
     return v;
   };
   switch (info->type) {
-    case SigprocKeyType::i32:
-      *i32_field(h, key) = static_cast<std::int32_t>(whole_int(INT32_MIN, INT32_MAX));
-      break;
-    case SigprocKeyType::i8:
-      h.signed_flag = static_cast<std::int8_t>(whole_int(-128, 127));
-      break;
-    case SigprocKeyType::i64:
-      h.npuls = whole_int(INT64_MIN, INT64_MAX);
-      break;
+    case SigprocKeyType::i32: *i32_field(h, key) = static_cast<std::int32_t>(whole_int(INT32_MIN, INT32_MAX)); break;
+    case SigprocKeyType::i8: h.signed_flag = static_cast<std::int8_t>(whole_int(-128, 127)); break;
+    case SigprocKeyType::i64: h.npuls = whole_int(INT64_MIN, INT64_MAX); break;
     case SigprocKeyType::f64: {
       const std::string s(text);
       char* end = nullptr;
@@ -393,20 +353,11 @@ std::vector<std::uint8_t> encode_sigproc_header(const SigprocHeader& hin) {
     }
     put_string(out, key);
     switch (info->type) {
-      case SigprocKeyType::i32:
-        put(out, *i32_field(h, key));
-        break;
-      case SigprocKeyType::f64:
-        put(out, *f64_field(h, key));
-        break;
-      case SigprocKeyType::i8:
-        put(out, h.signed_flag);
-        break;
-      case SigprocKeyType::i64:
-        put(out, h.npuls);
-        break;
-      default:
-        break;
+      case SigprocKeyType::i32: put(out, *i32_field(h, key)); break;
+      case SigprocKeyType::f64: put(out, *f64_field(h, key)); break;
+      case SigprocKeyType::i8: put(out, h.signed_flag); break;
+      case SigprocKeyType::i64: put(out, h.npuls); break;
+      default: break;
     }
   }
   put_string(out, "HEADER_END");
@@ -421,8 +372,8 @@ void write_sigproc_header(ByteSink& sink, const SigprocHeader& h) {
 std::vector<std::string> sigproc_filterbank_keys(const SigprocHeader& h) {
   std::vector<std::string> k{"rawdatafile"};
   if (!h.source_name.empty()) k.emplace_back("source_name");
-  for (const char* s : {"machine_id", "telescope_id", "src_raj", "src_dej", "az_start", "za_start", "data_type", "fch1",
-                        "foff", "nchans", "nbeams", "ibeam", "nbits", "tstart", "tsamp", "nifs"}) {
+  for (const char* s : {"machine_id", "telescope_id", "src_raj", "src_dej", "az_start", "za_start", "data_type",
+                        "fch1", "foff", "nchans", "nbeams", "ibeam", "nbits", "tstart", "tsamp", "nifs"}) {
     k.emplace_back(s);
   }
   if (h.rawdatafile.empty()) k.erase(k.begin());
@@ -452,17 +403,16 @@ std::uint64_t sigproc_nsamples_from_size(const SigprocHeader& h, std::uint64_t f
   const std::uint64_t data = file_size - h.header_bytes;
   const std::uint64_t bps = h.bytes_per_sample();
   if (data % bps != 0) {
-    log_warning(
-        "{}: trailing partial sample: {} data bytes are not a whole number of {}-byte samples (a file "
-        "cut short?); its {} whole samples are used and the last {} bytes ignored",
-        name, data, bps, data / bps, data % bps);
+    log_warning("{}: trailing partial sample: {} data bytes are not a whole number of {}-byte samples (a file "
+                "cut short?); its {} whole samples are used and the last {} bytes ignored",
+                name, data, bps, data / bps, data % bps);
   }
   const std::uint64_t n = data / bps;
   if (h.has("nsamples") && h.nsamples > 0 && n < static_cast<std::uint64_t>(h.nsamples)) {
-    throw Error(
-        ErrorCode::format,
-        fmt::format("data are shorter than the header says: {} samples in the file, nsamples = {}", n, h.nsamples),
-        name);
+    throw Error(ErrorCode::format,
+                fmt::format("data are shorter than the header says: {} samples in the file, nsamples = {}", n,
+                            h.nsamples),
+                name);
   }
   return n;
 }

@@ -48,7 +48,8 @@ expect_exit 0 "dedispersing IF 0 of 4" "$bin/dedisp" four.fil -v -d 62.5 --if 0 
 expect_exit 0 "dedispersing the sum of its 4 IFs" "$bin/dedisp" four.fil -v -d 62.5 --if sum -o s.tim
 expect_exit 2 "--if 4: the data have 4 IFs (0 to 3)" "$bin/dedisp" four.fil -d 62.5 --if 4 -o x.tim
 expect_exit 2 "--if: 'x' is not an IF" "$bin/dedisp" four.fil -d 62.5 --if x -o x.tim
-expect_exit 2 "--if 1: the data have one IF" "$bin/dedisp" i0.tim -d 1 --if 1 -o x.tim
+"${fake[@]}" --nsamples 4096 --seed 5 -o one.fil
+expect_exit 2 "--if 1: the data have one IF" "$bin/dedisp" one.fil -d 1 --if 1 -o x.tim
 # PRESTO's spelling, in dedisp and through the shims.
 "$bin/dedisp" four.fil -q -d 62.5 -if 2 -o d2.tim
 "$bin/dedisp" four.fil -q -d 62.5 --if 2 -o e2.tim

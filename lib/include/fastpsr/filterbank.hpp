@@ -52,12 +52,12 @@ class FilterbankReader final : public SpectraSource {
 /// One gulp: `nsamples` rows, of which the first `nsamples - nnew` repeat the end of the
 /// previous gulp (the overlap) and the rest are new.
 struct Gulp {
-  std::uint64_t first_sample = 0;        ///< file sample index of row 0
-  std::size_t nsamples = 0;              ///< rows present
-  std::size_t nnew = 0;                  ///< rows read for this gulp
+  std::uint64_t first_sample = 0;  ///< file sample index of row 0
+  std::size_t nsamples = 0;        ///< rows present
+  std::size_t nnew = 0;            ///< rows read for this gulp
   const std::uint8_t* packed = nullptr;  ///< rows x bytes_per_sample (Layout::packed)
   const float* values = nullptr;         ///< rows x nifs x nchans (Layout::float32)
-  bool last = false;                     ///< no data follow
+  bool last = false;               ///< no data follow
 };
 
 /// Gulps of `gulp_samples` new samples, each preceded by the last `overlap` samples of the

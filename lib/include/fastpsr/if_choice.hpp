@@ -60,6 +60,8 @@ class IfCombiner final : public SpectraSource {
 
 /// `reader` as it is when it holds one IF (an --if of more refused, naming the file), else the
 /// IFs `choice` names through an IfCombiner, read as a SIGPROC float32 filterbank of one IF.
+/// Nothing is read or allocated per channel until the first read, so a caller can first check
+/// that a sample exists (a header may claim spectra too large to buffer).
 std::unique_ptr<FilterbankReader> combine_ifs(std::unique_ptr<FilterbankReader> reader, const IfChoice& choice);
 
 }  // namespace fastpsr
