@@ -1301,8 +1301,17 @@ int run(int argc, char** argv) {
       const std::size_t n = reader->read_packed(into, want);
       ended = n < want;
       if (clipper) {  // clip, then mask with the clipper's channel levels, block by block (PRESTO)
+        const std::vector<SampleGap> gaps = reader->gaps();
         for (std::size_t s = 0; s < n; s += clip_block) {
           const std::size_t k = std::min(clip_block, n - s);
+          // Gaps in the data (read as zeros) take the channels' running levels, as PRESTO pads
+          // them while it clips (its padvals), before the block is clipped.
+          const std::uint64_t at = o.start + first + s;
+          for (const SampleGap& g : gaps) {
+            const std::uint64_t from = std::max(g.first, at);
+            const std::uint64_t to = std::min(g.first + g.count, at + k);
+            if (from < to) clipper->fill_with_levels(into + (s + (from - at)) * bps, to - from);
+          }
           if (!(masker && masker->wholly_masked(o.start + first + s, k))) clipper->clip_block(into + s * bps, k);
           if (masker) {
             if (clipper->blocks() > 0) masker->set_padding(clipper->channel_levels());
@@ -1400,6 +1409,16 @@ int run(int argc, char** argv) {
         throw delay_error(plans[r], i, nread);
       }
     }
+  }
+  const std::vector<SampleGap> gaps = reader->gaps();
+  if (!gaps.empty()) {
+    std::uint64_t padded = 0;
+    for (const SampleGap& g : gaps) padded += g.count;
+    log_warning(
+        "{}: {} stretch{} without data ({} samples, {:.4g} s) read as zeros (a .dat's .inf lists the data "
+        "between them)",
+        reader->name(), gaps.size(), gaps.size() == 1 ? "" : "es", padded, static_cast<double>(padded) * h.tsamp);
+    output->note_gaps(gaps);
   }
   timed(times.finish, [&] { output->finish(lengths); });
 

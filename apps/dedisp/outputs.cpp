@@ -71,8 +71,19 @@ SigprocHeader tim_header(const SigprocHeader& in, const SeriesMeta& s, int nbits
 // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
 // a note saying what the file holds. `valid`: samples before the padding (0: no padding).
 PrestoInf output_inf(const OutputOptions& o, const SigprocHeader& in, const std::string& name, const SeriesMeta& s,
-                     std::uint64_t n, std::uint64_t valid) {
+                     std::uint64_t n, std::uint64_t valid, const std::vector<SampleGap>& input_gaps = {}) {
   InfRequest req = o.inf_fields;
+  // The input's gaps in this series' samples: output sample t sums input samples from
+  // start + t x downsample on; a gap covers the output samples whose first input sample it holds.
+  const auto ds = static_cast<std::uint64_t>(std::max(s.downsample, 1));
+  for (const SampleGap& g : input_gaps) {
+    const std::uint64_t end = g.first + g.count;
+    if (end <= o.start_sample) continue;
+    const std::uint64_t from = g.first > o.start_sample ? g.first - o.start_sample : 0;
+    const std::uint64_t first = (from + ds - 1) / ds;
+    const std::uint64_t last = (end - o.start_sample + ds - 1) / ds;  // one past
+    if (last > first) req.gaps.push_back({first, last - first});
+  }
   req.name = name;
   req.dm = s.dm;
   req.nsamples = n;
@@ -382,8 +393,14 @@ class FileSeries final : public Output {
 
   [[nodiscard]] PrestoInf inf_for(std::size_t i, std::uint64_t n) const {
     const std::uint64_t valid = opts_.numout > 0 && taken_[i] < n ? taken_[i] : 0;  // padded: on/off pairs
-    return output_inf(opts_, input_, presto_root(paths_[i]), series_[i], n, valid);
+    return output_inf(opts_, input_, presto_root(paths_[i]), series_[i], n, valid, input_gaps_);
   }
+
+ public:
+  void note_gaps(const std::vector<SampleGap>& input_gaps) override { input_gaps_ = input_gaps; }
+
+ private:
+  std::vector<SampleGap> input_gaps_;
 
   OutputOptions opts_;
   SigprocHeader input_;

@@ -76,6 +76,9 @@ class Output {
   virtual void finish(const std::vector<std::uint64_t>& lengths) = 0;
   /// Where the output goes, for messages.
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// The input's stretches of padding (in input samples from the file's first), called before
+  /// finish(): a .dat's .inf lists the data between them as PRESTO's on/off pairs.
+  virtual void note_gaps(const std::vector<SampleGap>& input_gaps) { static_cast<void>(input_gaps); }
 };
 
 /// Host memory an output holds at most (without the per-series processing of the caller).

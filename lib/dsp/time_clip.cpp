@@ -119,4 +119,14 @@ std::size_t TimeClipper::clip_block(std::uint8_t* spectra, std::size_t n) {
   return replaced;
 }
 
+void TimeClipper::fill_with_levels(std::uint8_t* spectra, std::size_t n) {
+  if (blocks_ == 0 || n == 0) return;
+  const auto nc = static_cast<std::size_t>(nchans_);
+  std::copy(chan_running_.begin(), chan_running_.end(), row_.begin());
+  pack_from_float(row_.data(), packed_levels_.data(), nc, nbits_, is_signed_);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(spectra + i * packed_levels_.size(), packed_levels_.data(), packed_levels_.size());
+  }
+}
+
 }  // namespace fastpsr

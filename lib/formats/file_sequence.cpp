@@ -44,17 +44,38 @@ void check_same(const SigprocHeader& first, const SigprocHeader& h, const std::s
 
 }  // namespace
 
-void check_follows(const std::string& name, const std::string& previous, double tstart0, double tstart, double tsamp_s,
-                   std::uint64_t before) {
+std::uint64_t samples_missing_before(const std::string& name, const std::string& previous, double tstart0,
+                                     double tstart, double tsamp_s, std::uint64_t before) {
   const double at = std::floor((tstart - tstart0) * 86400.0 / tsamp_s + 0.5);
-  if (!std::isfinite(at) || at != static_cast<double>(before)) {
-    const double gap = at - static_cast<double>(before);
-    throw Error(
-        ErrorCode::format,
-        fmt::format("starts at sample {:.0f} of the observation (tstart {:.12f}), where {} ends at sample {}: "
-                    "{} of {:.0f} samples; files are read as one only where each starts where the one before ends",
-                    at, tstart, previous, before, gap > 0 ? "a gap" : "an overlap", std::fabs(gap)),
-        name);
+  const auto was = static_cast<double>(before);
+  if (!std::isfinite(at) || at < was) {
+    throw Error(ErrorCode::format,
+                fmt::format("starts at sample {:.0f} of the observation (tstart {:.12f}), where {} ends at sample {}: "
+                            "an overlap of {:.0f} samples; files are read as one only in time order, each starting "
+                            "where the one before ends or later",
+                            at, tstart, previous, before, was - at),
+                name);
+  }
+  // More missing than a hundred times the data so far and this file's is not a recorder's gap
+  // but files of other observations (PRESTO would pad it all).
+  if (at - was > 100.0 * (was + 1.0)) {
+    throw Error(ErrorCode::format,
+                fmt::format("starts at sample {:.0f} of the observation (tstart {:.12f}), {:.0f} samples after {} "
+                            "ends (sample {}): too long a gap to pad for files of one observation",
+                            at, tstart, at - was, previous, before),
+                name);
+  }
+  return static_cast<std::uint64_t>(at - was);
+}
+
+void append_gaps(std::vector<SampleGap>& into, const std::vector<SampleGap>& gaps, std::uint64_t offset) {
+  for (const SampleGap& g : gaps) {
+    if (g.count == 0) continue;
+    if (!into.empty() && into.back().first + into.back().count == g.first + offset) {
+      into.back().count += g.count;
+    } else {
+      into.push_back({g.first + offset, g.count});
+    }
   }
 }
 
@@ -71,14 +92,16 @@ FilterbankSequence::FilterbankSequence(const std::vector<std::string>& paths) : 
     if (!size)
       throw Error(ErrorCode::invalid_argument, "one of several input files must be a file of known size", path);
     const std::uint64_t n = sigproc_nsamples_from_size(h, *size, path);
+    std::uint64_t pad = 0;
     if (parts_.empty()) {
       first = h;
     } else {
       check_same(first, h, parts_.front().path, path);
-      check_follows(path, parts_.back().path, first.tstart, h.tstart, first.tsamp, total);
+      pad = samples_missing_before(path, parts_.back().path, first.tstart, h.tstart, first.tsamp, total);
+      if (pad > 0) gaps_.push_back({total, pad});
     }
-    parts_.push_back({path, h.header_bytes, n * h.bytes_per_sample()});
-    total += n;
+    parts_.push_back({path, h.header_bytes, n * h.bytes_per_sample(), pad * h.bytes_per_sample()});
+    total += pad + n;
   }
   if (first.has("nsamples")) {
     // The total, where the legacy 32-bit key can hold it; else no count (the size says it).
@@ -93,12 +116,12 @@ FilterbankSequence::FilterbankSequence(const std::vector<std::string>& paths) : 
 
 std::optional<std::uint64_t> FilterbankSequence::size() const {
   std::uint64_t bytes = header_.size();
-  for (const auto& p : parts_) bytes += p.data_bytes;
+  for (const auto& p : parts_) bytes += p.pad_bytes + p.data_bytes;
   return bytes;
 }
 
 bool FilterbankSequence::open_next() {
-  while (!current_ || left_ == 0) {
+  while (!current_ || (pad_left_ == 0 && left_ == 0)) {
     if (current_) {
       current_.reset();
       ++part_;
@@ -109,6 +132,7 @@ bool FilterbankSequence::open_next() {
       throw Error(ErrorCode::format, "file became shorter than its header while being read", parts_[part_].path);
     }
     left_ = parts_[part_].data_bytes;
+    pad_left_ = parts_[part_].pad_bytes;
   }
   return true;
 }
@@ -121,6 +145,12 @@ std::size_t FilterbankSequence::read_some(void* dst, std::size_t n) {
     return k;
   }
   if (!open_next()) return 0;
+  if (pad_left_ > 0) {  // the gap before this part: zeros
+    const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n, pad_left_));
+    std::memset(dst, 0, k);
+    pad_left_ -= k;
+    return k;
+  }
   const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(n, left_));
   const std::size_t got = current_->read(dst, want);
   if (got < want) {
@@ -134,6 +164,12 @@ bool FilterbankSequence::seek_forward(std::uint64_t n) {
   if (header_pos_ < header_.size()) return false;
   while (n > 0) {
     if (!open_next()) return false;  // ByteSource::skip asks only within size()
+    if (pad_left_ > 0) {
+      const std::uint64_t k = std::min(n, pad_left_);
+      pad_left_ -= k;
+      n -= k;
+      continue;
+    }
     const std::uint64_t k = std::min(n, left_);
     if (current_->skip(k) != k)
       throw Error(ErrorCode::format, "file became shorter while being read", parts_[part_].path);
@@ -152,6 +188,7 @@ PsrfitsSequence::PsrfitsSequence(const std::vector<std::string>& paths, PsrfitsS
     auto reader = std::make_unique<PsrfitsReader>(open_source(path), scaling_, pols_);
     const PsrfitsReader& r = *reader;
     const std::uint64_t n = r.nsamples().value_or(0);
+    std::uint64_t pad = 0;
     if (counts_.empty()) {
       header_ = r.header();
       info_ = r.info();
@@ -164,30 +201,55 @@ PsrfitsSequence::PsrfitsSequence(const std::vector<std::string>& paths, PsrfitsS
                                 r.info().npol, r.info().intensity_from, info_.npol, info_.intensity_from),
                     path);
       }
-      check_follows(path, paths_[counts_.size() - 1], header_.tstart, r.header().tstart, header_.tsamp, total_);
+      pad = samples_missing_before(path, paths_[counts_.size() - 1], header_.tstart, r.header().tstart, header_.tsamp,
+                                   total_);
     }
+    pads_.push_back(pad);
+    starts_.push_back(total_ + pad);
     counts_.push_back(n);
-    total_ += n;
+    total_ += pad + n;
   }
 }
 
 bool PsrfitsSequence::advance() {
   while (!current_ || used_ == counts_[file_]) {
     if (current_) {
+      file_gaps_.push_back(current_->gaps());
       current_.reset();
       ++file_;
       used_ = 0;
     }
     if (file_ >= paths_.size()) return false;
     current_ = std::make_unique<PsrfitsReader>(open_source(paths_[file_]), scaling_, pols_);
+    pad_left_ = pads_[file_];
   }
   return true;
 }
 
-template <class Take>
-std::uint64_t PsrfitsSequence::walk(std::uint64_t n, Take take) {
+std::vector<SampleGap> PsrfitsSequence::gaps() const {
+  std::vector<SampleGap> all;
+  for (std::size_t f = 0; f < paths_.size(); ++f) {
+    append_gaps(all, {{starts_[f] - pads_[f], pads_[f]}}, 0);
+    if (f < file_gaps_.size()) {
+      append_gaps(all, file_gaps_[f], starts_[f]);
+    } else if (f == file_ && current_) {
+      append_gaps(all, current_->gaps(), starts_[f]);
+    }
+  }
+  return all;
+}
+
+template <class Take, class Pad>
+std::uint64_t PsrfitsSequence::walk(std::uint64_t n, Take take, Pad pad) {
   std::uint64_t done = 0;
   while (done < n && advance()) {
+    if (pad_left_ > 0) {  // the gap before this file
+      const std::uint64_t k = std::min(n - done, pad_left_);
+      pad(done, k);
+      pad_left_ -= k;
+      done += k;
+      continue;
+    }
     const std::uint64_t want = std::min(n - done, counts_[file_] - used_);
     const std::uint64_t got = take(*current_, done, want);
     if (got < want) throw Error(ErrorCode::format, "file became shorter while being read", paths_[file_]);
@@ -200,13 +262,18 @@ std::uint64_t PsrfitsSequence::walk(std::uint64_t n, Take take) {
 
 std::size_t PsrfitsSequence::read_float(float* dst, std::size_t n) {
   const auto nchans = static_cast<std::size_t>(header_.nchans);
-  return static_cast<std::size_t>(walk(n, [&](PsrfitsReader& r, std::uint64_t done, std::uint64_t want) {
-    return static_cast<std::uint64_t>(r.read_float(dst + done * nchans, static_cast<std::size_t>(want)));
-  }));
+  return static_cast<std::size_t>(walk(
+      n,
+      [&](PsrfitsReader& r, std::uint64_t done, std::uint64_t want) {
+        return static_cast<std::uint64_t>(r.read_float(dst + done * nchans, static_cast<std::size_t>(want)));
+      },
+      [&](std::uint64_t done, std::uint64_t k) { std::fill(dst + done * nchans, dst + (done + k) * nchans, 0.0F); }));
 }
 
 std::uint64_t PsrfitsSequence::skip(std::uint64_t n) {
-  return walk(n, [](PsrfitsReader& r, std::uint64_t, std::uint64_t want) { return r.skip(want); });
+  return walk(
+      n, [](PsrfitsReader& r, std::uint64_t, std::uint64_t want) { return r.skip(want); },
+      [](std::uint64_t, std::uint64_t) {});
 }
 
 std::unique_ptr<ByteSource> open_sigproc_sequence(const std::vector<std::string>& paths, PsrfitsScaling scaling,

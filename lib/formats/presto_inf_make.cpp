@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -112,9 +113,21 @@ PrestoInf make_inf_for(const SigprocHeader& h, const InfRequest& r) {
   d.bary = 0;
   d.N = static_cast<double>(r.nsamples);
   d.dt = r.tsamp_s > 0.0 ? r.tsamp_s : h.tsamp;
-  if (r.valid_samples > 0 && r.valid_samples < r.nsamples) {
-    d.onoff = {{0.0, static_cast<double>(r.valid_samples) - 1.0},
-               {static_cast<double>(r.nsamples) - 1.0, static_cast<double>(r.nsamples) - 1.0}};
+  // PRESTO's on/off pairs: the stretches of data (first, last sample), then (N-1, N-1) where
+  // padding ends the series; none when all N samples are data.
+  const bool padded_end = r.valid_samples > 0 && r.valid_samples < r.nsamples;
+  const std::uint64_t data_end = padded_end ? r.valid_samples : r.nsamples;
+  std::uint64_t on = 0;
+  for (const SampleGap& g : r.gaps) {
+    if (g.count == 0 || g.first >= data_end) continue;
+    if (g.first > on) d.onoff.emplace_back(static_cast<double>(on), static_cast<double>(g.first - 1));
+    on = std::max(on, g.first + g.count);
+  }
+  if (on < data_end) d.onoff.emplace_back(static_cast<double>(on), static_cast<double>(data_end - 1));
+  if (padded_end) d.onoff.emplace_back(static_cast<double>(r.nsamples) - 1.0, static_cast<double>(r.nsamples) - 1.0);
+  if (d.onoff.size() == 1 && d.onoff.front().first == 0.0 &&
+      d.onoff.front().second == static_cast<double>(r.nsamples) - 1.0) {
+    d.onoff.clear();
   }
   d.band = "Radio";
   // PRESTO assumes foff < 0 (fch1 the highest channel); the lowest centre is right either way.

@@ -242,12 +242,16 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling sca
     const double v = column_reals(row_, *offs_sub, 1)[0];
     if (v != 0.0 && std::isfinite(v) && std::fabs(v) < 1e9) {
       start_row = static_cast<std::int64_t>((v - 0.5 * row_seconds) / row_seconds + 1e-7);
+      offs_sub_col_ = offs_sub;
+      row_origin_s_ = (static_cast<double>(start_row) + 0.5) * row_seconds;
+      row0_sample_ = sample_of_offset(v);
     } else if (index_col != nullptr && index_col->type == 'D') {
       const double idx = column_reals(row_, *index_col, 1)[0];
       if (std::isfinite(idx) && std::fabs(idx) < 1e9) start_row = static_cast<std::int64_t>(idx + 1e-7 - 1.0);
     }
   }
   info_.first_row_offset_s = static_cast<double>(start_row) * row_seconds;
+  find_last_row(fail);
 
   header_.keys = {"source_name", "machine_id", "telescope_id", "src_raj", "src_dej", "data_type", "fch1",
                   "foff",        "nchans",     "nbits",        "tstart",  "tsamp",   "nifs"};
@@ -275,6 +279,54 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling sca
   decode_row();
 }
 
+std::int64_t PsrfitsReader::sample_of_offset(double offs_sub_s) const {
+  return std::llround((offs_sub_s - row_origin_s_) / info_.tbin_s);
+}
+
+std::uint64_t PsrfitsReader::row_start(const std::vector<std::uint8_t>& row, std::int64_t index) const {
+  auto fail = [&](const std::string& what) {
+    throw Error(ErrorCode::format, fmt::format("row {} of {}: {}", index + 1, info_.nrows, what), src_->name());
+  };
+  const double v = column_reals(row, *offs_sub_col_, 1)[0];
+  if (v == 0.0) fail("OFFS_SUB is 0 where row 1 says when it starts: some rows say and some do not");
+  if (!std::isfinite(v) || std::fabs(v) >= 1e9) fail(fmt::format("OFFS_SUB is {}, not a time", v));
+  const std::int64_t at = sample_of_offset(v) - row0_sample_;
+  const std::int64_t contiguous = index * info_.nsblk;
+  if (at < contiguous) {
+    fail(
+        fmt::format("it starts at sample {} by its OFFS_SUB, before the rows before it end (sample {}): rows out "
+                    "of order or overlapping",
+                    at, contiguous));
+  }
+  return static_cast<std::uint64_t>(at);
+}
+
+// Rows missing from the table (a recorder that dropped some) are told by OFFS_SUB, the seconds
+// from the start to the middle of each row: row k starts round((OFFS_SUB - (start row + 1/2) x
+// TSUBINT) / TBIN) samples after the start (PRESTO's rule, psrfits.c), here counted from row 0.
+// The last row's, read now where the source can read ahead, makes the length; the rows between
+// are placed as they come and the missing ones read as zeros. A pipe cannot be read ahead: its
+// rows must follow each other, and one that does not is an error then.
+template <class Fail>
+void PsrfitsReader::find_last_row(Fail fail) {
+  next_row_start_ = static_cast<std::uint64_t>(info_.nsblk);
+  if (offs_sub_col_ == nullptr || info_.nrows < 2) return;
+  std::vector<std::uint8_t> last(row_.size());
+  const std::uint64_t at = info_.table_offset + static_cast<std::uint64_t>(info_.nrows - 1) * row_bytes_;
+  if (!src_->read_at(at + offs_sub_col_->offset, last.data() + offs_sub_col_->offset, 8)) return;
+  const std::uint64_t start = row_start(last, info_.nrows - 1);
+  const auto contiguous = static_cast<std::uint64_t>(info_.nrows - 1) * static_cast<std::uint64_t>(info_.nsblk);
+  // More missing than a hundred times what is there is a wrong OFFS_SUB, not a recorder's gaps.
+  if (start - contiguous > 100 * (contiguous + static_cast<std::uint64_t>(info_.nsblk))) {
+    fail(ErrorCode::format, fmt::format("the last row starts at sample {} by its OFFS_SUB: {} samples missing "
+                                        "between {} rows of {}, more likely a wrong OFFS_SUB than gaps",
+                                        start, start - contiguous, info_.nrows, info_.nsblk));
+  }
+  nsamples_ += start - contiguous;
+  can_pad_ = true;
+  row_valid_ = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(info_.nsblk), nsamples_));
+}
+
 std::unique_ptr<PsrfitsReader> PsrfitsReader::open(const std::string& path) {
   return std::make_unique<PsrfitsReader>(open_source(path));
 }
@@ -292,7 +344,23 @@ void PsrfitsReader::read_row() {
                 fmt::format("row {} of {} is cut short ({})", rows_loaded_ + 1, info_.nrows, e.what()), src_->name());
   }
   const auto nsblk = static_cast<std::uint64_t>(info_.nsblk);
-  const std::uint64_t before = static_cast<std::uint64_t>(rows_loaded_) * nsblk;
+  std::uint64_t before = static_cast<std::uint64_t>(rows_loaded_) * nsblk;
+  if (offs_sub_col_ != nullptr && rows_loaded_ > 0) {
+    before = row_start(row_, rows_loaded_);
+    if (before > next_row_start_) {
+      if (!can_pad_) {
+        throw Error(ErrorCode::format,
+                    fmt::format("row {} starts at sample {} by its OFFS_SUB, not {}: rows are missing, which only a "
+                                "file read by name (not a pipe) can be padded for",
+                                rows_loaded_ + 1, before, next_row_start_),
+                    src_->name());
+      }
+      // Before this row's samples come those that are missing, as zeros.
+      pad_left_ = before - next_row_start_;
+      gaps_.push_back({next_row_start_, pad_left_});
+    }
+    next_row_start_ = before + nsblk;
+  }
   ++rows_loaded_;
   row_pos_ = 0;
   row_valid_ = static_cast<std::size_t>(nsamples_ > before ? std::min(nsblk, nsamples_ - before) : 0);
@@ -367,7 +435,15 @@ std::size_t PsrfitsReader::read_float(float* dst, std::size_t n) {
   const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
   std::size_t done = 0;
   while (done < n && position_ < nsamples_) {
-    if (row_pos_ == row_valid_) load_row();
+    if (pad_left_ == 0 && row_pos_ == row_valid_) load_row();
+    if (pad_left_ > 0) {
+      const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, pad_left_));
+      std::fill(dst + done * nchan, dst + (done + k) * nchan, 0.0F);
+      pad_left_ -= k;
+      done += k;
+      position_ += k;
+      continue;
+    }
     const std::size_t k = std::min(n - done, row_valid_ - row_pos_);
     std::memcpy(dst + done * nchan, values_.data() + row_pos_ * nchan, k * nchan * sizeof(float));
     row_pos_ += k;
@@ -380,7 +456,14 @@ std::size_t PsrfitsReader::read_float(float* dst, std::size_t n) {
 std::uint64_t PsrfitsReader::skip(std::uint64_t n) {
   std::uint64_t done = 0;
   while (done < n && position_ < nsamples_) {
-    if (row_pos_ == row_valid_) load_row();
+    if (pad_left_ == 0 && row_pos_ == row_valid_) load_row();
+    if (pad_left_ > 0) {
+      const std::uint64_t k = std::min(n - done, pad_left_);
+      pad_left_ -= k;
+      done += k;
+      position_ += k;
+      continue;
+    }
     const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, row_valid_ - row_pos_));
     row_pos_ += k;
     done += k;

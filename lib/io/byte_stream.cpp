@@ -68,6 +68,22 @@ class FdSource final : public ByteSource {
     if (owns_) ::close(fd_);
   }
   [[nodiscard]] std::optional<std::uint64_t> size() const override { return size_; }
+  bool read_at(std::uint64_t offset, void* dst, std::size_t n) override {
+    if (!seekable_) return false;
+    auto* p = static_cast<std::uint8_t*>(dst);
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
+      if (r == 0) return false;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw Error(ErrorCode::io, "read failed: " + errno_text(errno), name());
+      }
+      p += r;
+      n -= static_cast<std::size_t>(r);
+      offset += static_cast<std::uint64_t>(r);
+    }
+    return true;
+  }
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override {
@@ -145,6 +161,11 @@ class MemorySource final : public ByteSource {
   MemorySource(std::vector<std::uint8_t> bytes, std::string name)
       : ByteSource(std::move(name)), bytes_(std::move(bytes)) {}
   [[nodiscard]] std::optional<std::uint64_t> size() const override { return bytes_.size(); }
+  bool read_at(std::uint64_t offset, void* dst, std::size_t n) override {
+    if (offset > bytes_.size() || n > bytes_.size() - offset) return false;
+    if (n > 0) std::memcpy(dst, bytes_.data() + offset, n);
+    return true;
+  }
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override {

@@ -3,8 +3,9 @@
 # Several files of one observation (a recorder's split output) are read as one: a filterbank cut
 # into three consecutive files (each with its own header and tstart) gives the whole file's .dat
 # and .inf values to the bit, through dedisp and through the prepsubband/prepdata shims, with
-# --start reaching into the second file; a gap, an overlap or another band is refused, naming
-# the file, and nothing is written. PSRFITS sequences: tests/unit/formats/test_file_sequence.cpp.
+# --start reaching into the second file; a gap between them reads as zeros (PRESTO's padding,
+# the .inf's on/off pairs around it); an overlap or another band is refused, naming the file,
+# and nothing is written. PSRFITS sequences: tests/unit/formats/test_file_sequence.cpp.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
 
 "$bin/fake-pulsar" -q --nchans 64 --fch1 1500 --foff -1 --tsamp 256 --nsamples 65536 --nbits 8 \
@@ -55,10 +56,49 @@ if command -v make >/dev/null; then
   check "prepdata on the parts = on the whole file" cmp -s ds.dat dw.dat
 fi
 
-mkdir out
+# A gap of 7 samples before the last part (a recorder's dropped data) reads as 7 zero samples,
+# as PRESTO pads it: the series of the whole file with those zeros put in, and the .inf's on/off
+# pairs list the data on either side (PRESTO's form).
 python3 split.py whole.fil 20000,30000 7
-expect_exit 1 "part2.fil: starts at sample 50007 of the observation" "$bin/dedisp" part0.fil part1.fil part2.fil -d 62 -o out/g
-expect_exit 1 "part1.fil ends at sample 50000: a gap of 7 samples" "$bin/dedisp" part0.fil part1.fil part2.fil -d 62 -o out/g
+python3 - <<'PY'
+b = open("whole.fil", "rb").read()
+end = b.index(b"HEADER_END") + 10
+at = end + 50000 * 64
+open("padded.fil", "wb").write(b[:at] + bytes(7 * 64) + b[at:])
+PY
+"$bin/dedisp" -q padded.fil --dm 60:64:2 -o wp
+expect_exit 0 "part0.fil: 1 stretch without data (7 samples" "$bin/dedisp" part0.fil part1.fil part2.fil --dm 60:64:2 -o g
+for dm in 60.00 62.00 64.00; do
+  check "DM $dm: a gap between parts reads as zero samples" cmp -s "wp_DM$dm.dat" "g_DM$dm.dat"
+done
+n=$(awk -F= '/Number of bins/ {gsub(/ /, "", $2); print $2}' g_DM62.00.inf)
+check "the .inf lists the data around the gap: $(grep 'On/Off' g_DM62.00.inf)" \
+  bash -c "grep -Eq 'On/Off bin pair # +1 += +0 +, 49999 ' g_DM62.00.inf &&
+           grep -Eq 'On/Off bin pair # +2 += +50007 +, $((n - 1)) ' g_DM62.00.inf"
+check "the whole file's .inf has no on/off pairs" bash -c "! grep -q 'On/Off' wp_DM62.00.inf"
+# Clipping (PRESTO's default in prepsubband) pads with the channels' running levels instead, as
+# PRESTO's padding values, also where a gap holds whole clipping blocks (3000 samples here: the
+# clipping alone would replace the zeros of a short gap by itself, but a block of nothing but
+# zeros pulls the running levels down): at DM 0 the gap's samples are zeros without clipping and
+# the series' level with it.
+python3 split.py whole.fil 20000,30000 3000
+"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 -o gz.dat 2>/dev/null
+"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 --clip 6 -o gc.dat 2>/dev/null
+cat > gap_level.py <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+v = struct.unpack("<%df" % (len(b) // 4), b)
+level = sorted(v)[len(v) // 2]
+gap = v[50000:53000]
+ok = all(x == 0 for x in gap) if sys.argv[2] == "zero" else all(abs(x - level) < 0.02 * level for x in gap)
+if len(sys.argv) > 3:
+    print("gap from", round(min(gap)), "to", round(max(gap)), "median", round(level), "samples", len(v))
+sys.exit(0 if ok and len(v) == 65536 + 3000 else 1)
+PY
+check "without clipping the gap is zeros: $(python3 gap_level.py gz.dat zero show)" python3 gap_level.py gz.dat zero
+check "with clipping the gap takes the channels' levels: $(python3 gap_level.py gc.dat level show)" \
+  python3 gap_level.py gc.dat level
+mkdir out
 python3 split.py whole.fil 20000,30000 -4
 expect_exit 1 "an overlap of 4 samples" "$bin/dedisp" part0.fil part1.fil part2.fil -d 62 -o out/g
 expect_exit 1 "part0.fil: starts at sample 0 of the observation" "$bin/dedisp" part0.fil part0.fil -d 62 -o out/g

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "fastpsr/sample_gap.hpp"
+
 namespace fastpsr {
 
 /// A source of bytes read front to back. Reads may be shorter than asked only at the end.
@@ -34,6 +36,18 @@ class ByteSource {
   [[nodiscard]] std::uint64_t position() const noexcept { return position_; }
   /// Total size when known (regular files, memory), else nullopt (pipes).
   [[nodiscard]] virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+  /// Reads exactly n bytes at `offset` from the start, leaving the position where it is, where
+  /// the source allows it (regular files, memory); false where it does not (pipes) or where the
+  /// data end first. Throws Error(io) on a read error.
+  virtual bool read_at(std::uint64_t offset, void* dst, std::size_t n) {
+    static_cast<void>(offset);
+    static_cast<void>(dst);
+    static_cast<void>(n);
+    return false;
+  }
+  /// Where the bytes are a filterbank's data: its stretches of padding found so far (see
+  /// SpectraSource::gaps), in samples. None for other sources.
+  [[nodiscard]] virtual std::vector<SampleGap> gaps() const { return {}; }
   /// The path given by the user ("-" shows as "<stdin>"), for messages.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 

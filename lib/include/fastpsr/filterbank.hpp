@@ -40,6 +40,8 @@ class FilterbankReader final : public SpectraSource {
   std::size_t read_float(float* dst, std::size_t n) override;
   /// Skips up to n samples; returns samples skipped.
   std::uint64_t skip(std::uint64_t n) override;
+  /// Those of the bytes it reads (several files read as one, a PSRFITS file's missing rows).
+  [[nodiscard]] std::vector<SampleGap> gaps() const override { return src_->gaps(); }
 
  private:
   std::unique_ptr<ByteSource> src_;

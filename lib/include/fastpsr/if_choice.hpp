@@ -46,6 +46,7 @@ class IfCombiner final : public SpectraSource {
   [[nodiscard]] std::uint64_t position() const noexcept override { return source_->position(); }
   std::size_t read_float(float* dst, std::size_t n) override;
   std::uint64_t skip(std::uint64_t n) override { return source_->skip(n); }
+  [[nodiscard]] std::vector<SampleGap> gaps() const override { return source_->gaps(); }
   /// What the values are, for -v: "the sum of 2 IFs" or "IF 1 of 4".
   [[nodiscard]] std::string describe() const;
 

@@ -70,8 +70,16 @@ class PsrfitsReader final : public SpectraSource {
   [[nodiscard]] std::uint64_t position() const noexcept override { return position_; }
   std::size_t read_float(float* dst, std::size_t n) override;
   std::uint64_t skip(std::uint64_t n) override;
+  /// Rows missing from the table (by OFFS_SUB), read as zeros: those reached so far.
+  [[nodiscard]] std::vector<SampleGap> gaps() const override { return gaps_; }
 
  private:
+  template <class Fail>
+  void find_last_row(Fail fail);
+  [[nodiscard]] std::int64_t sample_of_offset(double offs_sub_s) const;
+  // Where row `index` (its bytes in `row`) starts, in samples from row 0, by its OFFS_SUB;
+  // Error(format) if before the end of the rows before it.
+  [[nodiscard]] std::uint64_t row_start(const std::vector<std::uint8_t>& row, std::int64_t index) const;
   void load_row();    // read_row() then decode_row()
   void read_row();    // the next row's bytes into row_
   void decode_row();  // row_ -> values_
@@ -95,6 +103,16 @@ class PsrfitsReader final : public SpectraSource {
   std::size_t row_valid_ = 0;  // samples of values_ that hold data
   int pol_first_ = 0;          // the polarisations summed: pol_first_ .. pol_first_ + pol_count_ - 1
   int pol_count_ = 1;
+  // Rows placed by OFFS_SUB (when row 0 has one): the column, the seconds it counts from, row
+  // 0's sample by that count, where the next row should start, the zeros due before the row
+  // loaded, whether the length counts the missing rows (the last row was read ahead).
+  const FitsColumn* offs_sub_col_ = nullptr;
+  double row_origin_s_ = 0.0;
+  std::int64_t row0_sample_ = 0;
+  std::uint64_t next_row_start_ = 0;
+  std::uint64_t pad_left_ = 0;
+  bool can_pad_ = false;
+  std::vector<SampleGap> gaps_;
 };
 
 }  // namespace fastpsr

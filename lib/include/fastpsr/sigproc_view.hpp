@@ -28,6 +28,7 @@ class SigprocFloatView final : public ByteSource {
   [[nodiscard]] const SigprocHeader& header() const noexcept { return header_; }
   /// The file behind the bytes (a PsrfitsReader for a PSRFITS file).
   [[nodiscard]] const SpectraSource& spectra() const noexcept { return *spectra_; }
+  [[nodiscard]] std::vector<SampleGap> gaps() const override { return spectra_->gaps(); }
 
  protected:
   std::size_t read_some(void* dst, std::size_t n) override;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "fastpsr/sample_gap.hpp"
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr {
@@ -35,6 +36,9 @@ class SpectraSource {
   virtual std::size_t read_float(float* dst, std::size_t n) = 0;
   /// Skips up to n samples; returns the number skipped.
   virtual std::uint64_t skip(std::uint64_t n) = 0;
+  /// The stretches read as padding (zeros) found so far: all of them once the data have been
+  /// read to the end (a PSRFITS file's missing rows are found as they are reached).
+  [[nodiscard]] virtual std::vector<SampleGap> gaps() const { return {}; }
 };
 
 /// Opens a SIGPROC filterbank or a PSRFITS search-mode file ("-" for stdin), by its content.

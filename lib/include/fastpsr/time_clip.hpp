@@ -22,6 +22,9 @@ class TimeClipper {
 
   /// Clips one block of n >= 1 spectra in place; returns how many were replaced.
   std::size_t clip_block(std::uint8_t* spectra, std::size_t n);
+  /// Sets n spectra to the channels' running levels (packed as the file's samples): PRESTO's
+  /// padding of a gap in the data while it clips. Leaves them as they are before the first block.
+  void fill_with_levels(std::uint8_t* spectra, std::size_t n);
 
   /// The running average of each channel (file order) after the last block: PRESTO's padding
   /// for masked samples while it clips. Empty before the first block.

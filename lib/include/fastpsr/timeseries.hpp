@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fastpsr/presto_inf.hpp"
+#include "fastpsr/sample_gap.hpp"
 #include "fastpsr/sigproc.hpp"
 
 namespace fastpsr {
@@ -69,6 +70,9 @@ struct InfRequest {
   /// Samples that hold data; when fewer than N, the rest is padding and PRESTO's on/off pairs
   /// (0, valid-1), (N-1, N-1) are written. 0 means all N are data.
   std::uint64_t valid_samples = 0;
+  /// Stretches of padding inside the data (a gap between input files, rows missing from a
+  /// PSRFITS file), in samples of the series: the on/off pairs then list the data between them.
+  std::vector<SampleGap> gaps{};
   double tsamp_s = 0.0;  ///< bin width; 0 means the header's tsamp (set it when downsampling)
   /// What the input file says and a SIGPROC header cannot (PSRFITS BACKEND, OBSERVER, PROJID,
   /// DATE-OBS): the instrument, the observer and the notes' first lines ("Project ID ..., Date:

@@ -130,6 +130,14 @@ TEST_CASE("time clipping: PRESTO's clip_times block by block, every sample size,
       total_clipped += clipped.size();
       REQUIRE(clipper.channel_levels().size() == nchans);
       for (std::size_t c = 0; c < nchans; ++c) CHECK(clipper.channel_levels()[c] == ref.run_chan[c]);
+      // A gap's spectra take the running levels as the file's samples (PRESTO's padvals).
+      std::vector<float> levels(3 * nchans);
+      for (std::size_t i = 0; i < levels.size(); ++i) levels[i] = static_cast<float>(ref.run_chan[i % nchans]);
+      std::vector<std::uint8_t> want_gap(packed_bytes(levels.size(), nbits));
+      pack_from_float(levels.data(), want_gap.data(), levels.size(), nbits);
+      std::vector<std::uint8_t> gap(want_gap.size(), 0);
+      clipper.fill_with_levels(gap.data(), 3);
+      CHECK(gap == want_gap);
     }
     CHECK(clipper.blocks() == 12);
     // The bursts (6 deviations in every channel: ~34 of the zero-DM series') are what it clips.
@@ -151,6 +159,13 @@ TEST_CASE("time clipping: a block of equal spectra is kept, and running values c
   CHECK(std::all_of(block.begin(), block.end(), [](std::uint8_t v) { return v == 7; }));
   CHECK(clipper.spectra_clipped() == 1);
   CHECK(clipper.spectra_seen() == 150);
+}
+
+TEST_CASE("time clipping: a gap before the first block keeps its zeros (PRESTO's first padding values)") {
+  TimeClipper clipper(6.0, 4, 8, false);
+  std::vector<std::uint8_t> gap(5 * 4, 0);
+  clipper.fill_with_levels(gap.data(), 5);
+  CHECK(std::all_of(gap.begin(), gap.end(), [](std::uint8_t v) { return v == 0; }));
 }
 
 TEST_CASE("time clipping: mean and variance by PRESTO's recurrence") {

@@ -167,7 +167,8 @@ std::vector<std::uint8_t> FakePsrfits::encode() const {
   std::vector<std::uint8_t> table;
   for (int r = 0; r < nrows; ++r) {
     put_be(table, row_s);
-    put_be(table, offs_sub_set ? (r + 0.5) * row_s : 0.0);
+    const double index = row_index.empty() ? r : row_index[static_cast<std::size_t>(r)];
+    put_be(table, offs_sub_set ? (index + 0.5) * row_s : 0.0);
     for (double f : freqs_mhz) {
       if (freqs_as_float) {
         put_be(table, static_cast<float>(f));

@@ -44,6 +44,9 @@ struct FakePsrfits {
   double stt_smjd_s = 100.0;
   double stt_offs_s = 0.25;
   bool offs_sub_set = true;  ///< OFFS_SUB = (row + 1/2) x row length; else 0
+  /// Where each row lies in the observation, in rows, for OFFS_SUB (empty: 0, 1, 2, ...; a
+  /// step of more than one is a row missing).
+  std::vector<double> row_index;
   std::string obs_mode = "SEARCH";
 
   [[nodiscard]] std::vector<std::uint8_t> encode() const;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Several files of one observation read as one (dedisp a.fil b.fil c.fil): a filterbank or a
 // PSRFITS file cut into consecutive parts reads back as the whole, byte for byte and value for
-// value, from the start or after skips across the parts; gaps, overlaps, other data and mixed
-// formats are refused, naming the file.
+// value, from the start or after skips across the parts; a gap between parts reads as zeros
+// (as PRESTO pads it); overlaps, implausible gaps, other data and mixed formats are refused,
+// naming the file.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -56,9 +57,9 @@ Fil random_fil(std::size_t n, std::mt19937_64& rng) {
 
 // Part [first, first + count) of `f` as a file of its own, its tstart moved by `shift` samples
 // more than its place says.
-std::vector<std::uint8_t> part(const Fil& f, std::size_t first, std::size_t count, long shift = 0) {
+std::vector<std::uint8_t> part(const Fil& f, std::size_t first, std::size_t count, double shift = 0) {
   SigprocHeader h = f.h;
-  h.tstart = f.h.tstart + (static_cast<double>(first) + static_cast<double>(shift)) * f.h.tsamp / 86400.0;
+  h.tstart = f.h.tstart + (static_cast<double>(first) + shift) * f.h.tsamp / 86400.0;
   h.nsamples = static_cast<std::int32_t>(count);
   auto bytes = encode_sigproc_header(h);
   const std::size_t bps = f.h.bytes_per_sample();
@@ -100,15 +101,53 @@ TEST_CASE("file sequence: consecutive filterbanks read as the whole file, from t
   }
 }
 
-TEST_CASE("file sequence: gaps, overlaps and other data are refused, naming the file") {
+TEST_CASE("file sequence: a gap between filterbanks reads as zero samples, from the start and after skips") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  test::TempDir dir;
+  const Fil f = random_fil(100, rng);
+  const auto a = (dir / "a.fil").string();
+  const auto b = (dir / "b.fil").string();
+  const auto c = (dir / "c.fil").string();
+  // a: samples 0-39; b: 40-69 placed 3 samples late; c: 70-99 placed 3 + 1 late (tstart rounded
+  // to PRESTO's sample: a jitter of 0.3 samples changes nothing).
+  test::write_file(a, part(f, 0, 40));
+  test::write_file(b, part(f, 40, 30, 3));
+  test::write_file(c, part(f, 70, 30, 4.3));
+  const std::size_t bps = f.h.bytes_per_sample();
+  std::vector<std::uint8_t> want(f.data.begin(), f.data.begin() + static_cast<std::ptrdiff_t>(40 * bps));
+  want.resize(43 * bps, 0);
+  want.insert(want.end(), f.data.begin() + static_cast<std::ptrdiff_t>(40 * bps),
+              f.data.begin() + static_cast<std::ptrdiff_t>(70 * bps));
+  want.resize(want.size() + bps, 0);
+  want.insert(want.end(), f.data.begin() + static_cast<std::ptrdiff_t>(70 * bps), f.data.end());
+  const std::vector<SampleGap> gaps{{40, 3}, {73, 1}};
+  for (std::uint64_t skip : {0, 1, 39, 40, 41, 43, 72, 73, 74, 103, 104}) {
+    CAPTURE(skip);
+    FilterbankReader r(std::make_unique<FilterbankSequence>(std::vector<std::string>{a, b, c}));
+    CHECK(r.nsamples() == std::optional<std::uint64_t>(104));
+    CHECK(r.gaps() == gaps);
+    CHECK(r.skip(skip) == skip);
+    std::vector<std::uint8_t> rest((104 - skip) * bps);
+    CHECK(r.read_packed(rest.data(), 200) == 104 - skip);
+    CHECK(std::equal(rest.begin(), rest.end(), want.begin() + static_cast<std::ptrdiff_t>(skip * bps)));
+  }
+}
+
+TEST_CASE("file sequence: overlaps, implausible gaps and other data are refused, naming the file") {
   std::mt19937_64 rng(11);
   test::TempDir dir;
   const Fil f = random_fil(100, rng);
   const auto a = (dir / "a.fil").string();
   const auto b = (dir / "b.fil").string();
   test::write_file(a, part(f, 0, 50));
-  test::write_file(b, part(f, 50, 50, 3));
-  test::check_error([&] { FilterbankSequence s({a, b}); }, "where " + a + " ends at sample 50: a gap of 3 samples", b);
+  test::write_file(b, part(f, 50, 50, 6000));
+  test::check_error(
+      [&] {
+        FilterbankSequence s({a, b});
+      },
+      "6000 samples after " + a + " ends (sample 50): too long a gap to pad", b);
   test::write_file(b, part(f, 50, 50, -2));
   test::check_error([&] { FilterbankSequence s({a, b}); }, "an overlap of 2 samples", b);
   Fil g = f;
@@ -179,10 +218,26 @@ TEST_CASE("file sequence: consecutive PSRFITS files read as the whole file") {
   CHECK(r.header().nbits == 32);
   CHECK(test::read_all_float(r, 9) == want);
 
-  // A row's worth of gap, and a SIGPROC file among PSRFITS files.
+  // A row's worth of gap reads as zeros, listed with the rows missing inside a file (the last
+  // part lacks its second row), and a SIGPROC file among PSRFITS files is refused.
   const auto gap = (dir / "gap.sf").string();
-  test::write_file(gap, psrfits_part(f, 3, 4, f.nsblk * f.tbin_s).encode());
-  test::check_error([&] { PsrfitsSequence s({paths[0], paths[1], gap}, {}, {}); }, "a gap of 8 samples", gap);
+  test::FakePsrfits late = psrfits_part(f, 3, 4, f.nsblk * f.tbin_s);
+  late.row_index = {0.0, 2.0, 3.0, 4.0};
+  test::write_file(gap, late.encode());
+  const std::size_t row = static_cast<std::size_t>(f.nsblk * f.nchan);
+  std::vector<float> gappy(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(3 * row));
+  gappy.resize(4 * row, 0.0F);  // the gap between files
+  gappy.insert(gappy.end(), want.begin() + static_cast<std::ptrdiff_t>(3 * row),
+               want.begin() + static_cast<std::ptrdiff_t>(4 * row));  // the last part's row 0
+  gappy.resize(6 * row, 0.0F);                                        // its missing row
+  gappy.insert(gappy.end(), want.begin() + static_cast<std::ptrdiff_t>(4 * row), want.end());
+  for (std::size_t piece : {1, 7, 100}) {
+    PsrfitsSequence seq({paths[0], paths[1], gap}, {}, {});
+    CHECK(seq.nsamples() == std::optional<std::uint64_t>(9 * 8));
+    CHECK(seq.gaps() == std::vector<SampleGap>{{24, 8}});  // the missing row is not reached yet
+    CHECK(test::same_bits(test::read_all_float(seq, piece), gappy));
+    CHECK(seq.gaps() == std::vector<SampleGap>{{24, 8}, {40, 8}});
+  }
   const auto fil = (dir / "x.fil").string();
   const Fil x = random_fil(10, rng);
   test::write_file(fil, part(x, 0, 10));

@@ -91,6 +91,25 @@ void check_against_reference(const test::FakePsrfits& f, std::size_t piece, Psrf
   }
 }
 
+// Bytes that cannot be read ahead, as a pipe's.
+class PipeLikeSource final : public ByteSource {
+ public:
+  PipeLikeSource(std::vector<std::uint8_t> bytes, std::string name)
+      : ByteSource(std::move(name)), bytes_(std::move(bytes)) {}
+
+ protected:
+  std::size_t read_some(void* dst, std::size_t n) override {
+    const std::size_t k = std::min(n, bytes_.size() - pos_);
+    std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos_), k, static_cast<std::uint8_t*>(dst));
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
 }  // namespace
 
 TEST_CASE("psrfits: every nbits and polarisation layout matches a double reference") {
@@ -196,6 +215,84 @@ TEST_CASE("psrfits: a first row later in the observation moves the start time") 
   PsrfitsReader r(memory_source(bytes));
   CHECK(r.info().first_row_offset_s == doctest::Approx(8e-3));
   CHECK(r.header().tstart == doctest::Approx(60000.0 + (100.25 + 8e-3) / 86400.0).epsilon(1e-15));
+}
+
+TEST_CASE("psrfits: rows missing by OFFS_SUB read as zeros where they belong") {
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  test::FakePsrfits f = random_fake(8, 2, "AABB", false, rng);
+  f.nrows = 3;
+  // Rows 0, 1 and 2 of the file lie at rows 0, 3 and 4 of the observation (with a little jitter
+  // in OFFS_SUB, as a recorder's clock gives): two rows missing after the first.
+  f.row_index = {0.0, 3.0 + 1e-4, 4.0 - 1e-4};
+  const auto present = reference_intensity(f);
+  const std::size_t row_values = static_cast<std::size_t>(f.nsblk) * f.nchan;
+  std::vector<double> want(present.begin(), present.begin() + static_cast<std::ptrdiff_t>(row_values));
+  want.resize(3 * row_values, 0.0);
+  want.insert(want.end(), present.begin() + static_cast<std::ptrdiff_t>(row_values), present.end());
+  for (std::size_t piece : {1, 5, 16, 17, 1000}) {
+    CAPTURE(piece);
+    PsrfitsReader r(memory_source(f.encode(), "gappy.sf"));
+    CHECK(r.nsamples() == std::optional<std::uint64_t>(5 * 16));
+    const auto got = test::read_all_float(r, piece);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (std::fabs(static_cast<double>(got[i]) - want[i]) > 1e-6 * (std::fabs(want[i]) + 100.0)) {
+        CAPTURE(i);
+        CHECK(got[i] == doctest::Approx(want[i]));
+        break;
+      }
+    }
+    CHECK(r.gaps() == std::vector<SampleGap>{{16, 32}});
+  }
+  // Skips across the gap land where reads would.
+  for (std::uint64_t skip : {1, 16, 20, 47, 48, 79, 80}) {
+    CAPTURE(skip);
+    PsrfitsReader r(memory_source(f.encode(), "gappy.sf"));
+    CHECK(r.skip(skip) == skip);
+    const auto rest = test::read_all_float(r, 7);
+    REQUIRE(rest.size() == want.size() - skip * f.nchan);
+    CHECK(static_cast<double>(rest.empty() ? 0.0F : rest.front()) ==
+          doctest::Approx(want.empty() || skip * f.nchan >= want.size() ? 0.0 : want[skip * f.nchan]));
+  }
+  // Row 0 itself late in the observation moves the start, not the samples.
+  test::FakePsrfits late = f;
+  late.row_index = {2.0, 3.0, 4.0};
+  PsrfitsReader r(memory_source(late.encode(), "late.sf"));
+  CHECK(r.nsamples() == std::optional<std::uint64_t>(3 * 16));
+  CHECK(r.info().first_row_offset_s == doctest::Approx(2 * 16 * 1e-3));
+  CHECK(test::read_all_float(r, 9).size() == present.size());
+  CHECK(r.gaps().empty());
+}
+
+TEST_CASE("psrfits: rows out of order, overlapping or missing from a pipe are errors") {
+  std::mt19937_64 rng(5);
+  test::FakePsrfits f = random_fake(8, 1, "AA+BB", false, rng);
+  f.row_index = {0.0, 2.0, 1.5};
+  test::check_error(
+      [&] {
+        PsrfitsReader r(memory_source(f.encode(), "back.sf"));
+        (void)test::read_all_float(r, 100);
+      },
+      "row 3 of 3: it starts at sample 24 by its OFFS_SUB, before the rows before it end (sample 32)", "back.sf");
+  f.row_index = {0.0, 1.0, 1000.0};
+  test::check_error([&] { PsrfitsReader r(memory_source(f.encode(), "far.sf")); },
+                    "more likely a wrong OFFS_SUB than gaps", "far.sf");
+  // A pipe cannot be read ahead for the length: a row that does not follow is refused there.
+  f.row_index = {0.0, 2.0, 3.0};
+  test::TempDir dir;
+  const auto path = (dir / "gappy.sf").string();
+  test::write_file(path, f.encode());
+  PsrfitsReader from_file(open_source(path));
+  CHECK(from_file.nsamples() == std::optional<std::uint64_t>(64));
+  CHECK(test::read_all_float(from_file, 100).size() == 64 * static_cast<std::size_t>(f.nchan));
+  test::check_error(
+      [&] {
+        PsrfitsReader r(std::make_unique<PipeLikeSource>(f.encode(), "<stdin>"));
+        (void)test::read_all_float(r, 100);
+      },
+      "row 2 starts at sample 32 by its OFFS_SUB, not 16: rows are missing", "<stdin>");
 }
 
 TEST_CASE("psrfits: 16-bit unsigned data (TZERO 32768) and signed 8-bit data") {

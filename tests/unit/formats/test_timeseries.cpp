@@ -286,6 +286,32 @@ TEST_CASE("make_inf_for: PRESTO's .inf for small_psr.fil and iso_psr.fil, line f
   }
 }
 
+TEST_CASE("make_inf_for: gaps in the data become PRESTO's on/off pairs around them") {
+  SigprocHeader h = test::small_fil_header();
+  h.tstart = 60000.5;
+  InfRequest r;
+  r.name = "gappy";
+  r.nsamples = 1000;
+  CHECK(make_inf_for(h, r).onoff.empty());
+  using Pairs = std::vector<std::pair<double, double>>;
+  r.gaps = {{100, 10}, {500, 1}};
+  CHECK(make_inf_for(h, r).onoff == Pairs{{0, 99}, {110, 499}, {501, 999}});
+  // With padding at the end (valid < N), the last stretch ends there and (N-1, N-1) follows;
+  // gaps inside the end padding are not listed.
+  r.valid_samples = 900;
+  r.gaps.push_back({950, 5});
+  CHECK(make_inf_for(h, r).onoff == Pairs{{0, 99}, {110, 499}, {501, 899}, {999, 999}});
+  // A gap at the very start (a first file's missing head) leaves no empty stretch.
+  r.valid_samples = 0;
+  r.gaps = {{0, 3}};
+  CHECK(make_inf_for(h, r).onoff == Pairs{{3, 999}});
+  // And the written .inf reads back with them.
+  r.gaps = {{100, 10}};
+  const PrestoInf back = parse_inf(format_inf(make_inf_for(h, r)), "gappy.inf");
+  CHECK(back.onoff == Pairs{{0, 99}, {110, 999}});
+  CHECK(back.breaks());
+}
+
 TEST_CASE("make_inf_for: values for a header PRESTO would see differently") {
   SigprocHeader h;
   h.telescope_id = 1;  // Arecibo: PRESTO uses the illuminated 200 m
