@@ -267,6 +267,14 @@ void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
   extra("Polarisations", fmt::format("{}, {} ({})", f.npol, f.pol_type.empty() ? "?" : f.pol_type,
                                      f.intensity_from == "AA+BB" ? "AA+BB summed" : "the first one used"));
   extra("Rows x samples per row", fmt::format("{} x {}", f.nrows, f.nsblk));
+  // Rows missing by OFFS_SUB (between the first row and the last) count in the samples.
+  std::uint64_t present = static_cast<std::uint64_t>(f.nrows) * static_cast<std::uint64_t>(f.nsblk);
+  if (f.nstot > 0) present = std::min(present, static_cast<std::uint64_t>(f.nstot));
+  const std::uint64_t missing = reader.nsamples().value_or(present) - present;
+  if (missing > 0) {
+    extra("Rows missing (by OFFS_SUB)",
+          fmt::format("{} samples ({:g} rows), read as zeros", missing, static_cast<double>(missing) / f.nsblk));
+  }
   extra("Zero offset", fmt::format("{:g}", f.zero_off));
   extra("Signed integers", f.signed_ints ? "yes" : "no");
   extra("Band flipped on reading", f.band_flipped ? "yes (DAT_FREQ increases)" : "no");
@@ -301,7 +309,8 @@ void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
                {"chan_bw", f.chan_bw_mhz},
                {"band_flipped", f.band_flipped},
                {"first_row_offset_s", f.first_row_offset_s},
-               {"intensity_from", f.intensity_from}};
+               {"intensity_from", f.intensity_from},
+               {"missing_samples", missing}};
 }
 
 // UTC_START "YYYY-MM-DD-hh:mm:ss" as an MJD.
