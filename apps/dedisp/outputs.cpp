@@ -70,20 +70,27 @@ SigprocHeader tim_header(const SigprocHeader& in, const SeriesMeta& s, int nbits
 
 // PRESTO's .inf for the input (make_inf_for), with the epoch of the first output sample and
 // a note saying what the file holds. `valid`: samples before the padding (0: no padding).
+// The input's gaps in a series' samples: output sample t sums input samples from start + t x
+// downsample on, so a gap holds the output samples whose first input sample it holds.
+std::vector<SampleGap> series_gaps(const std::vector<SampleGap>& input_gaps, std::uint64_t start_sample,
+                                   int downsample) {
+  std::vector<SampleGap> out;
+  const auto ds = static_cast<std::uint64_t>(std::max(downsample, 1));
+  for (const SampleGap& g : input_gaps) {
+    const std::uint64_t end = g.first + g.count;
+    if (end <= start_sample) continue;
+    const std::uint64_t from = g.first > start_sample ? g.first - start_sample : 0;
+    const std::uint64_t first = (from + ds - 1) / ds;
+    const std::uint64_t last = (end - start_sample + ds - 1) / ds;  // one past
+    if (last > first) out.push_back({first, last - first});
+  }
+  return out;
+}
+
 PrestoInf output_inf(const OutputOptions& o, const SigprocHeader& in, const std::string& name, const SeriesMeta& s,
                      std::uint64_t n, std::uint64_t valid, const std::vector<SampleGap>& input_gaps = {}) {
   InfRequest req = o.inf_fields;
-  // The input's gaps in this series' samples: output sample t sums input samples from
-  // start + t x downsample on; a gap covers the output samples whose first input sample it holds.
-  const auto ds = static_cast<std::uint64_t>(std::max(s.downsample, 1));
-  for (const SampleGap& g : input_gaps) {
-    const std::uint64_t end = g.first + g.count;
-    if (end <= o.start_sample) continue;
-    const std::uint64_t from = g.first > o.start_sample ? g.first - o.start_sample : 0;
-    const std::uint64_t first = (from + ds - 1) / ds;
-    const std::uint64_t last = (end - o.start_sample + ds - 1) / ds;  // one past
-    if (last > first) req.gaps.push_back({first, last - first});
-  }
+  req.gaps = series_gaps(input_gaps, o.start_sample, s.downsample);
   req.name = name;
   req.dm = s.dm;
   req.nsamples = n;
@@ -197,6 +204,7 @@ class FileSeries final : public Output {
     auto last_sample = [&](std::size_t i, ByteSink& sink) {
       if (opts_.even && has_held_[i] != 0 && kept(i) == lengths[i]) sink.write(held_[i].data(), sample_bytes(nbits()));
       if (opts_.numout > 0 && taken_[i] < opts_.numout) pad_to_numout(i, sink);
+      fill_gaps_with_mean(i, sink, kept(i));
     };
     try {
       if (opts_.even) {
@@ -252,6 +260,44 @@ class FileSeries final : public Output {
       const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
       sink.write(block.data(), 4 * k);
       left -= k;
+    }
+  }
+
+  // The samples of a .dat that come from a gap in the input take the mean of the series' other
+  // samples, as prepsubband and prepdata overwrite their padding (with the first DM's mean for
+  // all; each series' own here). Read back from the file (the page cache): only runs with gaps
+  // pay. A .tim, or a .dat written to a pipe or device, keeps what the dedispersion gave.
+  void fill_gaps_with_mean(std::size_t i, ByteSink& sink, std::uint64_t n) const {
+    if (opts_.format != OutputFormat::dat || input_gaps_.empty() || n == 0) return;
+    std::vector<SampleGap> gaps = series_gaps(input_gaps_, opts_.start_sample, series_[i].downsample);
+    std::uint64_t in_gaps = 0;
+    for (SampleGap& g : gaps) {
+      g.count = g.first < n ? std::min(g.count, n - g.first) : 0;
+      in_gaps += g.count;
+    }
+    if (in_gaps == 0 || in_gaps == n) return;
+    constexpr std::size_t kPiece = std::size_t{1} << 18;  // samples read back at once
+    std::vector<float> piece(kPiece);
+    double sum = 0.0;
+    for (std::uint64_t at = 0; at < n; at += kPiece) {
+      const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, n - at));
+      if (!sink.read_back(4 * at, piece.data(), 4 * k)) return;  // not a file: left as it is
+      for (std::size_t j = 0; j < k; ++j) sum += static_cast<double>(piece[j]);
+    }
+    for (const SampleGap& g : gaps) {
+      for (std::uint64_t at = g.first; at < g.first + g.count; at += kPiece) {
+        const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, g.first + g.count - at));
+        if (!sink.read_back(4 * at, piece.data(), 4 * k)) return;
+        for (std::size_t j = 0; j < k; ++j) sum -= static_cast<double>(piece[j]);
+      }
+    }
+    const auto mean = static_cast<float>(sum / static_cast<double>(n - in_gaps));
+    std::fill(piece.begin(), piece.end(), mean);
+    for (const SampleGap& g : gaps) {
+      for (std::uint64_t at = g.first; at < g.first + g.count; at += kPiece) {
+        const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, g.first + g.count - at));
+        if (!sink.overwrite(4 * at, piece.data(), 4 * k)) return;
+      }
     }
   }
 

@@ -285,6 +285,39 @@ class AtomicFileSink final : public FdSink {
     writeback_from_ = end;
 #endif
   }
+  bool read_back(std::uint64_t offset, void* dst, std::size_t n) override {
+    flush();
+    if (offset > bytes_in_file() || n > bytes_in_file() - offset) return false;
+    auto* p = static_cast<std::uint8_t*>(dst);
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
+      if (r == 0) return false;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw Error(ErrorCode::io, "read failed: " + errno_text(errno), name());
+      }
+      p += r;
+      n -= static_cast<std::size_t>(r);
+      offset += static_cast<std::uint64_t>(r);
+    }
+    return true;
+  }
+  bool overwrite(std::uint64_t offset, const void* src, std::size_t n) override {
+    flush();
+    if (offset > bytes_in_file() || n > bytes_in_file() - offset) return false;
+    const auto* p = static_cast<const std::uint8_t*>(src);
+    while (n > 0) {
+      const ssize_t w = ::pwrite(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30), static_cast<off_t>(offset));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw Error(ErrorCode::io, "write failed: " + errno_text(errno), name());
+      }
+      p += w;
+      n -= static_cast<std::size_t>(w);
+      offset += static_cast<std::uint64_t>(w);
+    }
+    return true;
+  }
   // Unregistered only after the unlink or rename: a signal in between unlinks the temporary name
   // once more, which by then names nothing (ENOENT), never the final file.
   ~AtomicFileSink() override {
@@ -500,7 +533,7 @@ std::unique_ptr<ByteSink> open_sink(const std::string& path, std::size_t buffer_
     const std::uint32_t reserved = temp_files::reserve(temp);
     {
       const temp_files::CreationScope creating;
-      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // read_back() reads it
       err = errno;
       if (fd >= 0) temp_files::publish(reserved);
     }

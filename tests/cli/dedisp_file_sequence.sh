@@ -3,9 +3,10 @@
 # Several files of one observation (a recorder's split output) are read as one: a filterbank cut
 # into three consecutive files (each with its own header and tstart) gives the whole file's .dat
 # and .inf values to the bit, through dedisp and through the prepsubband/prepdata shims, with
-# --start reaching into the second file; a gap between them reads as zeros (PRESTO's padding,
-# the .inf's on/off pairs around it); an overlap or another band is refused, naming the file,
-# and nothing is written. PSRFITS sequences: tests/unit/formats/test_file_sequence.cpp.
+# --start reaching into the second file; a gap between them reads as zeros or the clipping's
+# levels, a .dat's gap then takes the series' mean, and the .inf's on/off pairs go around it
+# (PRESTO's padding); an overlap or another band is refused, naming the file, and nothing is
+# written. PSRFITS sequences: tests/unit/formats/test_file_sequence.cpp.
 source "$FASTPSR_SOURCE/tests/cli/lib/workdir.bash" fake-pulsar dedisp
 
 "$bin/fake-pulsar" -q --nchans 64 --fch1 1500 --foff -1 --tsamp 256 --nsamples 65536 --nbits 8 \
@@ -57,8 +58,9 @@ if command -v make >/dev/null; then
 fi
 
 # A gap of 7 samples before the last part (a recorder's dropped data) reads as 7 zero samples,
-# as PRESTO pads it: the series of the whole file with those zeros put in, and the .inf's on/off
-# pairs list the data on either side (PRESTO's form).
+# as PRESTO pads it: the .tim series of the whole file with those zeros put in. In a .dat, the
+# samples of the gap then take the mean of the others (prepsubband and prepdata overwrite their
+# padding so), and the .inf's on/off pairs list the data on either side (PRESTO's form).
 python3 split.py whole.fil 20000,30000 7
 python3 - <<'PY'
 b = open("whole.fil", "rb").read()
@@ -66,38 +68,56 @@ end = b.index(b"HEADER_END") + 10
 at = end + 50000 * 64
 open("padded.fil", "wb").write(b[:at] + bytes(7 * 64) + b[at:])
 PY
-"$bin/dedisp" -q padded.fil --dm 60:64:2 -o wp
-expect_exit 0 "part0.fil: 1 stretch without data (7 samples" "$bin/dedisp" part0.fil part1.fil part2.fil --dm 60:64:2 -o g
+"$bin/dedisp" -q padded.fil --dm 60:64:2 --format tim -o wp
+expect_exit 0 "part0.fil: 1 stretch without data (7 samples" "$bin/dedisp" part0.fil part1.fil part2.fil --dm 60:64:2 \
+  --format tim -o g
 for dm in 60.00 62.00 64.00; do
-  check "DM $dm: a gap between parts reads as zero samples" cmp -s "wp_DM$dm.dat" "g_DM$dm.dat"
+  check "DM $dm: a gap between parts reads as zero samples" cmp -s "wp_DM$dm.tim" "g_DM$dm.tim"
 done
-n=$(awk -F= '/Number of bins/ {gsub(/ /, "", $2); print $2}' g_DM62.00.inf)
-check "the .inf lists the data around the gap: $(grep 'On/Off' g_DM62.00.inf)" \
-  bash -c "grep -Eq 'On/Off bin pair # +1 += +0 +, 49999 ' g_DM62.00.inf &&
-           grep -Eq 'On/Off bin pair # +2 += +50007 +, $((n - 1)) ' g_DM62.00.inf"
-check "the whole file's .inf has no on/off pairs" bash -c "! grep -q 'On/Off' wp_DM62.00.inf"
-# Clipping (PRESTO's default in prepsubband) pads with the channels' running levels instead, as
-# PRESTO's padding values, also where a gap holds whole clipping blocks (3000 samples here: the
-# clipping alone would replace the zeros of a short gap by itself, but a block of nothing but
-# zeros pulls the running levels down): at DM 0 the gap's samples are zeros without clipping and
-# the series' level with it.
-python3 split.py whole.fil 20000,30000 3000
-"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 -o gz.dat 2>/dev/null
-"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 --clip 6 -o gc.dat 2>/dev/null
+"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 62 -o g62.dat 2>/dev/null
+n=$(awk -F= '/Number of bins/ {gsub(/ /, "", $2); print $2}' g62.inf)
+check "the .inf lists the data around the gap: $(grep 'On/Off' g62.inf)" \
+  bash -c "grep -Eq 'On/Off bin pair # +1 += +0 +, 49999 ' g62.inf &&
+           grep -Eq 'On/Off bin pair # +2 += +50007 +, $((n - 1)) ' g62.inf"
+"$bin/dedisp" -q padded.fil -d 62 -o wp62.dat
+check "the whole file's .inf has no on/off pairs" bash -c "! grep -q 'On/Off' wp62.inf"
+# gap_level.py SERIES FIRST COUNT WANT [show]: samples FIRST.. FIRST+COUNT-1 of a .dat or .tim
+# are all 0 (WANT zero), the mean of the others to float precision (mean), or within 2% of
+# their median (level).
 cat > gap_level.py <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
+if sys.argv[1].endswith(".tim"):
+    b = b[b.index(b"HEADER_END") + 10:]
 v = struct.unpack("<%df" % (len(b) // 4), b)
-level = sorted(v)[len(v) // 2]
-gap = v[50000:53000]
-ok = all(x == 0 for x in gap) if sys.argv[2] == "zero" else all(abs(x - level) < 0.02 * level for x in gap)
-if len(sys.argv) > 3:
-    print("gap from", round(min(gap)), "to", round(max(gap)), "median", round(level), "samples", len(v))
-sys.exit(0 if ok and len(v) == 65536 + 3000 else 1)
+first, count, want = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+gap, rest = v[first:first + count], v[:first] + v[first + count:]
+mean = sum(rest) / len(rest)
+level = sorted(rest)[len(rest) // 2]
+if want == "zero":
+    ok = all(x == 0 for x in gap)
+elif want == "mean":
+    ok = all(abs(x - mean) <= 1e-6 * abs(mean) for x in gap)
+else:
+    ok = all(abs(x - level) < 0.02 * level for x in gap)
+if len(sys.argv) > 5:
+    print("gap from", min(gap), "to", max(gap), "mean of the rest", mean, "median", level)
+sys.exit(0 if ok else 1)
 PY
-check "without clipping the gap is zeros: $(python3 gap_level.py gz.dat zero show)" python3 gap_level.py gz.dat zero
-check "with clipping the gap takes the channels' levels: $(python3 gap_level.py gc.dat level show)" \
-  python3 gap_level.py gc.dat level
+check "the .dat's gap takes the mean of the rest: $(python3 gap_level.py g62.dat 50000 7 mean show)" \
+  python3 gap_level.py g62.dat 50000 7 mean
+# Clipping (PRESTO's default in prepsubband) pads with the channels' running levels instead, as
+# PRESTO's padding values, also where a gap holds whole clipping blocks (3000 samples here: the
+# clipping alone would replace the zeros of a short gap by itself, but a block of nothing but
+# zeros pulls the running levels down): at DM 0 the gap's samples in a .tim (nothing overwritten)
+# are zeros without clipping and the series' level with it.
+python3 split.py whole.fil 20000,30000 3000
+"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 -o gz.tim 2>/dev/null
+"$bin/dedisp" -q part0.fil part1.fil part2.fil -d 0 --clip 6 -o gc.tim 2>/dev/null
+check "without clipping the gap is zeros: $(python3 gap_level.py gz.tim 50000 3000 zero show)" \
+  python3 gap_level.py gz.tim 50000 3000 zero
+check "with clipping the gap takes the channels' levels: $(python3 gap_level.py gc.tim 50000 3000 level show)" \
+  python3 gap_level.py gc.tim 50000 3000 level
 mkdir out
 python3 split.py whole.fil 20000,30000 -4
 expect_exit 1 "an overlap of 4 samples" "$bin/dedisp" part0.fil part1.fil part2.fil -d 62 -o out/g

@@ -82,6 +82,24 @@ class ByteSink {
   /// pages of a large output and lets the disk work while the producer computes. A no-op for
   /// memory, pipes and devices. Throws Error(io) as write() does.
   virtual void start_writeback() {}
+  /// A file's bytes already written, read back: n bytes at `offset` (flushing first). False
+  /// where the sink cannot (pipes, devices, memory) or the bytes are not there. Throws
+  /// Error(io) on a read error.
+  virtual bool read_back(std::uint64_t offset, void* dst, std::size_t n) {
+    static_cast<void>(offset);
+    static_cast<void>(dst);
+    static_cast<void>(n);
+    return false;
+  }
+  /// Replaces n bytes a file already holds at `offset` (flushing first; the end of the file
+  /// stays where it is). False where the sink cannot (pipes, devices, memory) or where the
+  /// bytes are not all written yet. Throws Error(io) on a write error.
+  virtual bool overwrite(std::uint64_t offset, const void* src, std::size_t n) {
+    static_cast<void>(offset);
+    static_cast<void>(src);
+    static_cast<void>(n);
+    return false;
+  }
   /// Finishes the output: flushes and, for files, renames the temporary to the final name.
   virtual void commit() { flush(); }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }

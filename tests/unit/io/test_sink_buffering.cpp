@@ -59,3 +59,31 @@ TEST_CASE("file sink: an uncommitted sink leaves no file, and writeback hints on
   m.start_writeback();
   CHECK(m.bytes() == std::vector<std::uint8_t>{1, 2, 3});
 }
+
+TEST_CASE("file sink: bytes written are read back and overwritten in place, the length kept") {
+  const std::uint64_t seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  test::TempDir tmp;
+  const auto path = tmp / "rw.bin";
+  std::vector<std::uint8_t> expected(100000);
+  for (auto& b : expected) b = static_cast<std::uint8_t>(rng());
+  auto sink = open_sink(path.string(), 4096);
+  sink->write(expected.data(), 60000);
+  sink->write(expected.data() + 60000, 1000);  // still in the buffer: read_back flushes it
+  std::vector<std::uint8_t> back(2000);
+  REQUIRE(sink->read_back(59500, back.data(), 1500));
+  CHECK(std::equal(back.begin(), back.begin() + 1500, expected.begin() + 59500));
+  CHECK_FALSE(sink->read_back(60500, back.data(), 1000));  // past what is written
+  const std::vector<std::uint8_t> patch(3000, 0xAB);
+  REQUIRE(sink->overwrite(100, patch.data(), patch.size()));
+  std::copy(patch.begin(), patch.end(), expected.begin() + 100);
+  CHECK_FALSE(sink->overwrite(60000, patch.data(), 2000));        // would extend the file
+  sink->write(expected.data() + 61000, expected.size() - 61000);  // appends after, not over, the patch
+  CHECK(sink->position() == expected.size());
+  sink->commit();
+  CHECK(test::read_file(path) == expected);
+  MemorySink m;
+  CHECK_FALSE(m.read_back(0, back.data(), 0));
+  CHECK_FALSE(m.overwrite(0, patch.data(), 0));
+}
