@@ -290,8 +290,12 @@ std::uint64_t PsrfitsReader::row_start(const std::vector<std::uint8_t>& row, std
   const double v = column_reals(row, *offs_sub_col_, 1)[0];
   if (v == 0.0) fail("OFFS_SUB is 0 where row 1 says when it starts: some rows say and some do not");
   if (!std::isfinite(v) || std::fabs(v) >= 1e9) fail(fmt::format("OFFS_SUB is {}, not a time", v));
-  const std::int64_t at = sample_of_offset(v) - row0_sample_;
-  const std::int64_t contiguous = index * info_.nsblk;
+  // Rows are dropped whole, so the start is taken to the nearest whole row: an OFFS_SUB a few
+  // samples off (a clock's jitter, float rounding in a recorder) is not a gap or an overlap.
+  const std::int64_t nsblk = info_.nsblk;
+  const std::int64_t offset = sample_of_offset(v) - row0_sample_;
+  const std::int64_t at = (offset >= 0 ? (offset + nsblk / 2) / nsblk : -((-offset + nsblk / 2) / nsblk)) * nsblk;
+  const std::int64_t contiguous = index * nsblk;
   if (at < contiguous) {
     fail(
         fmt::format("it starts at sample {} by its OFFS_SUB, before the rows before it end (sample {}): rows out "
