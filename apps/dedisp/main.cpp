@@ -132,8 +132,9 @@ struct Options {
 void add_options(CLI::App& app, Options& o) {
   app.add_option("input", o.inputs,
                  "SIGPROC filterbank file (or search-mode PSRFITS file), or - for stdin; several such files of one "
-                 "observation, in time order and without gaps (a recorder's split output), read as one; or the "
-                 "files of a PRESTO subband set (obs_DM30.00.sub??, written by prepsubband -sub or --format sub)")
+                 "observation, in time order (a recorder's split output), read as one, gaps padded as PRESTO "
+                 "pads them (between files, rows missing from PSRFITS); or the files of a PRESTO subband set "
+                 "(obs_DM30.00.sub??, written by prepsubband -sub or --format sub)")
       ->required();
   auto* trials = "DM trials (one of these)";
   app.add_option("--dm", o.dm_range, "DM range lo:hi:step (hi included), or one DM")->group(trials);

@@ -26,8 +26,8 @@ refuse() {
 }
 # What prepsubband and prepdata need before dedisp runs: check_presto_command ROOT NOBARY.
 # PRESTO requires -o (clig -m); it barycentres unless -nobary, which dedisp never does: said, but
-# run. Several input files are one observation in time order, for dedisp as for PRESTO (dedisp
-# refuses a gap between them, which PRESTO fills with zeros).
+# run. Several input files are one observation in time order, for dedisp as for PRESTO (both pad
+# a gap between them).
 check_presto_command() {
   [ -n "$1" ] || refuse "-o <root> is required"
   [ -n "$2" ] || echo "$shim (fastpsr): note: no barycentring: PRESTO barycentres without -nobary;" \
