@@ -109,6 +109,7 @@ struct Options {
   double clip = 0.0;
   bool noclip = false;
   bool zero_dm = false;
+  bool invert = false;      // the data's channels in the opposite order to the header's (PRESTO's -invert)
   bool no_weights = false;  // PSRFITS: PRESTO's -noweights, -noscales, -nooffsets
   bool no_scales = false;
   bool no_offsets = false;
@@ -301,6 +302,10 @@ void add_options(CLI::App& app, Options& o) {
       ->check(not_negative())
       ->group(proc);
   app.add_flag("--nobary", o.nobary, "Accepted for PRESTO compatibility: dedisp never barycentres")->group(proc);
+  app.add_flag("--invert,--flip-band", o.invert,
+               "The data's channels run opposite to the header's frequencies (PRESTO's -invert): channel c is taken "
+               "at the frequency the header gives channel nchans-1-c")
+      ->group(proc);
   auto* dev = "Backend";
   app.add_option("--gulp", o.gulp, "Input samples per step (default: from the backend's memory)")
       ->check(not_negative())
@@ -885,7 +890,16 @@ int run(int argc, char** argv) {
   }
   // A SIGPROC file's IFs (a PSRFITS file's polarisations were chosen as it was opened).
   if (!is_psrfits && subband_files == 0) reader = combine_ifs(std::move(reader), if_choice);
-  const SigprocHeader& h = reader->header();
+  SigprocHeader h = reader->header();
+  if (o.invert) {
+    // The same channel frequencies, the other way round: data channel c at the header's channel
+    // nchans - 1 - c (PRESTO flips the data; flipping the frequencies instead leaves every sum).
+    if (!h.frequency_table.empty()) std::reverse(h.frequency_table.begin(), h.frequency_table.end());
+    h.fch1 += (h.nchans - 1) * h.foff;
+    h.foff = -h.foff;
+    log_verbose("--invert: channel 0 taken at {} MHz, channel {} at {} MHz", h.fch1, h.nchans - 1,
+                h.fch1 + (h.nchans - 1) * h.foff);
+  }
   DedispInput input = DedispInput::from_header(h, reader->name());
   // A non-finite tstart is unknown: the outputs' epoch is 0, as a .tim input's is read
   // (timeseries_from_sigproc), not NaN in every .tim and .inf (QA pass 16, P2).
