@@ -279,16 +279,15 @@ class FileSeries final : public Output {
     constexpr std::size_t kPiece = std::size_t{1} << 18;  // samples read back at once
     std::vector<float> piece(kPiece);
     double sum = 0.0;
+    std::size_t next = 0;  // the first gap not wholly before the sample summed
     for (std::uint64_t at = 0; at < n; at += kPiece) {
       const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, n - at));
       if (!sink.read_back(4 * at, piece.data(), 4 * k)) return;  // not a file: left as it is
-      for (std::size_t j = 0; j < k; ++j) sum += static_cast<double>(piece[j]);
-    }
-    for (const SampleGap& g : gaps) {
-      for (std::uint64_t at = g.first; at < g.first + g.count; at += kPiece) {
-        const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, g.first + g.count - at));
-        if (!sink.read_back(4 * at, piece.data(), 4 * k)) return;
-        for (std::size_t j = 0; j < k; ++j) sum -= static_cast<double>(piece[j]);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::uint64_t t = at + j;
+        while (next < gaps.size() && t >= gaps[next].first + gaps[next].count) ++next;
+        if (next < gaps.size() && t >= gaps[next].first) continue;  // a gap's sample
+        sum += static_cast<double>(piece[j]);
       }
     }
     const auto mean = static_cast<float>(sum / static_cast<double>(n - in_gaps));

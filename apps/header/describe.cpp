@@ -267,13 +267,9 @@ void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
   extra("Polarisations", fmt::format("{}, {} ({})", f.npol, f.pol_type.empty() ? "?" : f.pol_type,
                                      f.intensity_from == "AA+BB" ? "AA+BB summed" : "the first one used"));
   extra("Rows x samples per row", fmt::format("{} x {}", f.nrows, f.nsblk));
-  // Rows missing by OFFS_SUB (between the first row and the last) count in the samples.
-  std::uint64_t present = static_cast<std::uint64_t>(f.nrows) * static_cast<std::uint64_t>(f.nsblk);
-  if (f.nstot > 0) present = std::min(present, static_cast<std::uint64_t>(f.nstot));
-  const std::uint64_t missing = reader.nsamples().value_or(present) - present;
-  if (missing > 0) {
-    extra("Rows missing (by OFFS_SUB)",
-          fmt::format("{} samples ({:g} rows), read as zeros", missing, static_cast<double>(missing) / f.nsblk));
+  if (f.missing_samples > 0) {
+    extra("Rows missing (by OFFS_SUB)", fmt::format("{} samples ({:g} rows), read as zeros", f.missing_samples,
+                                                    static_cast<double>(f.missing_samples) / f.nsblk));
   }
   extra("Zero offset", fmt::format("{:g}", f.zero_off));
   extra("Signed integers", f.signed_ints ? "yes" : "no");
@@ -310,7 +306,7 @@ void describe_psrfits(FileDescription& d, std::unique_ptr<ByteSource> src) {
                {"band_flipped", f.band_flipped},
                {"first_row_offset_s", f.first_row_offset_s},
                {"intensity_from", f.intensity_from},
-               {"missing_samples", missing}};
+               {"missing_samples", f.missing_samples}};
 }
 
 // UTC_START "YYYY-MM-DD-hh:mm:ss" as an MJD.

@@ -108,10 +108,7 @@ std::size_t TimeClipper::clip_block(std::uint8_t* spectra, std::size_t n) {
   std::size_t replaced = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!(std::fabs(zero_dm_[i] - running_avg_) > trigger)) continue;
-    if (replaced == 0) {  // the levels as the file's samples, once a block
-      std::copy(chan_running_.begin(), chan_running_.end(), row_.begin());
-      pack_from_float(row_.data(), packed_levels_.data(), nc, nbits_, is_signed_);
-    }
+    if (replaced == 0) pack_levels();  // once a block
     std::memcpy(spectra + i * row_bytes, packed_levels_.data(), row_bytes);
     ++replaced;
   }
@@ -119,11 +116,14 @@ std::size_t TimeClipper::clip_block(std::uint8_t* spectra, std::size_t n) {
   return replaced;
 }
 
+void TimeClipper::pack_levels() {
+  std::copy(chan_running_.begin(), chan_running_.end(), row_.begin());
+  pack_from_float(row_.data(), packed_levels_.data(), static_cast<std::size_t>(nchans_), nbits_, is_signed_);
+}
+
 void TimeClipper::fill_with_levels(std::uint8_t* spectra, std::size_t n) {
   if (blocks_ == 0 || n == 0) return;
-  const auto nc = static_cast<std::size_t>(nchans_);
-  std::copy(chan_running_.begin(), chan_running_.end(), row_.begin());
-  pack_from_float(row_.data(), packed_levels_.data(), nc, nbits_, is_signed_);
+  pack_levels();
   for (std::size_t i = 0; i < n; ++i) {
     std::memcpy(spectra + i * packed_levels_.size(), packed_levels_.data(), packed_levels_.size());
   }

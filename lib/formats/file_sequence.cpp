@@ -205,7 +205,6 @@ PsrfitsSequence::PsrfitsSequence(const std::vector<std::string>& paths, PsrfitsS
                                    total_);
     }
     pads_.push_back(pad);
-    starts_.push_back(total_ + pad);
     counts_.push_back(n);
     total_ += pad + n;
   }
@@ -228,13 +227,16 @@ bool PsrfitsSequence::advance() {
 
 std::vector<SampleGap> PsrfitsSequence::gaps() const {
   std::vector<SampleGap> all;
+  std::uint64_t start = 0;  // file f's first sample in the observation
   for (std::size_t f = 0; f < paths_.size(); ++f) {
-    append_gaps(all, {{starts_[f] - pads_[f], pads_[f]}}, 0);
+    append_gaps(all, {{start, pads_[f]}}, 0);
+    start += pads_[f];
     if (f < file_gaps_.size()) {
-      append_gaps(all, file_gaps_[f], starts_[f]);
+      append_gaps(all, file_gaps_[f], start);
     } else if (f == file_ && current_) {
-      append_gaps(all, current_->gaps(), starts_[f]);
+      append_gaps(all, current_->gaps(), start);
     }
+    start += counts_[f];
   }
   return all;
 }

@@ -251,7 +251,7 @@ PsrfitsReader::PsrfitsReader(std::unique_ptr<ByteSource> src, PsrfitsScaling sca
     }
   }
   info_.first_row_offset_s = static_cast<double>(start_row) * row_seconds;
-  find_last_row(fail);
+  find_last_row();
 
   header_.keys = {"source_name", "machine_id", "telescope_id", "src_raj", "src_dej", "data_type", "fch1",
                   "foff",        "nchans",     "nbits",        "tstart",  "tsamp",   "nifs"};
@@ -311,8 +311,7 @@ std::uint64_t PsrfitsReader::row_start(const std::vector<std::uint8_t>& row, std
 // The last row's, read now where the source can read ahead, makes the length; the rows between
 // are placed as they come and the missing ones read as zeros. A pipe cannot be read ahead: its
 // rows must follow each other, and one that does not is an error then.
-template <class Fail>
-void PsrfitsReader::find_last_row(Fail fail) {
+void PsrfitsReader::find_last_row() {
   next_row_start_ = static_cast<std::uint64_t>(info_.nsblk);
   if (offs_sub_col_ == nullptr || info_.nrows < 2) return;
   std::vector<std::uint8_t> last(row_.size());
@@ -322,11 +321,14 @@ void PsrfitsReader::find_last_row(Fail fail) {
   const auto contiguous = static_cast<std::uint64_t>(info_.nrows - 1) * static_cast<std::uint64_t>(info_.nsblk);
   // More missing than a hundred times what is there is a wrong OFFS_SUB, not a recorder's gaps.
   if (start - contiguous > 100 * (contiguous + static_cast<std::uint64_t>(info_.nsblk))) {
-    fail(ErrorCode::format, fmt::format("the last row starts at sample {} by its OFFS_SUB: {} samples missing "
-                                        "between {} rows of {}, more likely a wrong OFFS_SUB than gaps",
-                                        start, start - contiguous, info_.nrows, info_.nsblk));
+    throw Error(ErrorCode::format,
+                fmt::format("the last row starts at sample {} by its OFFS_SUB: {} samples missing between {} rows "
+                            "of {}, more likely a wrong OFFS_SUB than gaps",
+                            start, start - contiguous, info_.nrows, info_.nsblk),
+                src_->name());
   }
-  nsamples_ += start - contiguous;
+  info_.missing_samples = start - contiguous;
+  nsamples_ += info_.missing_samples;
   can_pad_ = true;
   row_valid_ = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(info_.nsblk), nsamples_));
 }
@@ -435,45 +437,41 @@ void PsrfitsReader::decode_row() {
   }
 }
 
-std::size_t PsrfitsReader::read_float(float* dst, std::size_t n) {
-  const std::size_t nchan = static_cast<std::size_t>(info_.nchan);
-  std::size_t done = 0;
+template <class Take>
+std::uint64_t PsrfitsReader::walk(std::uint64_t n, Take take) {
+  std::uint64_t done = 0;
   while (done < n && position_ < nsamples_) {
     if (pad_left_ == 0 && row_pos_ == row_valid_) load_row();
-    if (pad_left_ > 0) {
-      const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, pad_left_));
-      std::fill(dst + done * nchan, dst + (done + k) * nchan, 0.0F);
+    std::uint64_t k = 0;
+    if (pad_left_ > 0) {  // missing rows before the row loaded
+      k = std::min(n - done, pad_left_);
+      take(done, static_cast<std::size_t>(k), nullptr);
       pad_left_ -= k;
-      done += k;
-      position_ += k;
-      continue;
+    } else {
+      k = std::min<std::uint64_t>(n - done, row_valid_ - row_pos_);
+      take(done, static_cast<std::size_t>(k), values_.data() + row_pos_ * static_cast<std::size_t>(info_.nchan));
+      row_pos_ += static_cast<std::size_t>(k);
     }
-    const std::size_t k = std::min(n - done, row_valid_ - row_pos_);
-    std::memcpy(dst + done * nchan, values_.data() + row_pos_ * nchan, k * nchan * sizeof(float));
-    row_pos_ += k;
     done += k;
     position_ += k;
   }
   return done;
 }
 
-std::uint64_t PsrfitsReader::skip(std::uint64_t n) {
-  std::uint64_t done = 0;
-  while (done < n && position_ < nsamples_) {
-    if (pad_left_ == 0 && row_pos_ == row_valid_) load_row();
-    if (pad_left_ > 0) {
-      const std::uint64_t k = std::min(n - done, pad_left_);
-      pad_left_ -= k;
-      done += k;
-      position_ += k;
-      continue;
+std::size_t PsrfitsReader::read_float(float* dst, std::size_t n) {
+  const auto nchan = static_cast<std::size_t>(info_.nchan);
+  return static_cast<std::size_t>(walk(n, [&](std::uint64_t done, std::size_t k, const float* values) {
+    float* out = dst + done * nchan;
+    if (values == nullptr) {
+      std::fill(out, out + k * nchan, 0.0F);
+    } else {
+      std::memcpy(out, values, k * nchan * sizeof(float));
     }
-    const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, row_valid_ - row_pos_));
-    row_pos_ += k;
-    done += k;
-    position_ += k;
-  }
-  return done;
+  }));
+}
+
+std::uint64_t PsrfitsReader::skip(std::uint64_t n) {
+  return walk(n, [](std::uint64_t, std::size_t, const float*) {});
 }
 
 }  // namespace fastpsr

@@ -85,7 +85,6 @@ class PsrfitsSequence final : public SpectraSource {
   std::vector<std::string> paths_;
   std::vector<std::uint64_t> counts_;              // samples of each file
   std::vector<std::uint64_t> pads_;                // samples missing before each file
-  std::vector<std::uint64_t> starts_;              // each file's first sample in the observation
   std::vector<std::vector<SampleGap>> file_gaps_;  // rows missing from the files read to their end
   std::uint64_t pad_left_ = 0;                     // zeros before the current file not yet handed out
   PsrfitsScaling scaling_;

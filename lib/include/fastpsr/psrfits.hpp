@@ -38,6 +38,10 @@ struct PsrfitsInfo {
   double first_row_offset_s = 0.0;
   std::vector<double> dat_freq_mhz;  ///< channel centres of row 0, in file order
   bool band_flipped = false;         ///< DAT_FREQ increases: channels are reversed on output
+  /// Samples of rows missing between row 0 and the last (by OFFS_SUB), read as zeros and
+  /// counted in the reader's nsamples; 0 where none are, or where the last row could not be read
+  /// ahead (a pipe).
+  std::uint64_t missing_samples = 0;
   /// How the polarisations become the intensity read: "AA+BB" (first two summed), "first", or
   /// "polarisation N" (chosen with IfChoice::Mode::one).
   std::string intensity_from;
@@ -74,8 +78,10 @@ class PsrfitsReader final : public SpectraSource {
   [[nodiscard]] std::vector<SampleGap> gaps() const override { return gaps_; }
 
  private:
-  template <class Fail>
-  void find_last_row(Fail fail);
+  void find_last_row();
+  // Hands out up to n samples, take(handed so far, count, values or nullptr for missing rows).
+  template <class Take>
+  std::uint64_t walk(std::uint64_t n, Take take);
   [[nodiscard]] std::int64_t sample_of_offset(double offs_sub_s) const;
   // Where row `index` (its bytes in `row`) starts, in samples from row 0, by its OFFS_SUB;
   // Error(format) if before the end of the rows before it.

@@ -35,6 +35,7 @@ class TimeClipper {
   [[nodiscard]] double sigma() const noexcept { return sigma_; }
 
  private:
+  void pack_levels();  // the running levels as the file's samples, into packed_levels_
   double sigma_;
   int nchans_;
   int nbits_;
